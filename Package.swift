@@ -1,0 +1,69 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "filmcache",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "filmcache", targets: ["filmcache"]),
+        .executable(name: "omdb-standin", targets: ["omdb-standin"]),
+        .library(name: "FilmCacheKit", targets: ["FilmCacheKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "FilmCacheKit",
+            dependencies: [
+                "CCurl",
+                "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "filmcache",
+            dependencies: [
+                "FilmCacheKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "OMDbStandIn"),
+        .executableTarget(
+            name: "omdb-standin",
+            dependencies: [
+                "OMDbStandIn",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "filmcache-bench",
+            dependencies: [
+                "FilmCacheKit",
+                "OMDbStandIn",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "FilmCacheKitTests",
+            dependencies: ["FilmCacheKit", "OMDbStandIn"],
+            resources: [.copy("Golden")]
+        ),
+        .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["OMDbStandIn"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

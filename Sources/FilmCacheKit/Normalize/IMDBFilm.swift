@@ -1,0 +1,313 @@
+import Foundation
+
+/// The canonical cached film: OMDb's strings turned into typed, comparable values.
+///
+/// Its JSON form (camelCase keys, absent values `null`, lists `[]`) is a documented
+/// contract used by `filmcache show --json` and exports; see docs/IMDBFILM.md.
+public struct IMDBFilm: Sendable, Equatable, Codable {
+    /// IMDb's identifier, `tt` followed by digits.
+    public var imdbID: String
+    public var title: String?
+    public var type: FilmType?
+    /// First year; for a series, the year it started.
+    public var yearStart: Int?
+    /// Last year of a finished series; `nil` for a single year or a series still running.
+    public var yearEnd: Int?
+    public var rated: String?
+    public var released: CalendarDate?
+    public var runtimeMinutes: Int?
+    public var genres: [String]
+    public var directors: [String]
+    public var writers: [Credit]
+    public var actors: [String]
+    public var languages: [String]
+    public var countries: [String]
+    public var plot: String?
+    public var awards: String?
+    public var posterURL: String?
+    /// IMDb user rating, 0–10 with one decimal.
+    public var imdbRating: Double?
+    public var imdbVotes: Int?
+    /// Metacritic score, 0–100.
+    public var metascore: Int?
+    public var ratings: [Rating]
+    public var boxOfficeUSD: Int?
+    public var totalSeasons: Int?
+    public var season: Int?
+    public var episode: Int?
+    public var seriesID: String?
+    public var dvd: CalendarDate?
+    public var production: String?
+    public var website: String?
+    /// When OMDb answered with this data.
+    public var lastFetched: Date
+    /// The normalizer version that produced this value; older versions are stale.
+    public var dataVersion: Int
+    /// OMDb's JSON body, verbatim. Not part of the canonical JSON form.
+    public var rawJSON: String
+
+    /// Creates a film with only its identity set; every other field absent.
+    public init(imdbID: String, lastFetched: Date, dataVersion: Int, rawJSON: String) {
+        self.imdbID = imdbID
+        self.genres = []
+        self.directors = []
+        self.writers = []
+        self.actors = []
+        self.languages = []
+        self.countries = []
+        self.ratings = []
+        self.lastFetched = lastFetched
+        self.dataVersion = dataVersion
+        self.rawJSON = rawJSON
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case imdbID, title, type, yearStart, yearEnd, rated, released, runtimeMinutes, genres, directors, writers
+        case actors, languages, countries, plot, awards, posterURL, imdbRating, imdbVotes, metascore, ratings
+        case boxOfficeUSD, totalSeasons, season, episode, seriesID, dvd, production, website, lastFetched
+        case dataVersion
+    }
+
+    /// Decodes the canonical JSON form; `rawJSON` is not part of it and comes back empty.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        imdbID = try c.decode(String.self, forKey: .imdbID)
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        type = try c.decodeIfPresent(FilmType.self, forKey: .type)
+        yearStart = try c.decodeIfPresent(Int.self, forKey: .yearStart)
+        yearEnd = try c.decodeIfPresent(Int.self, forKey: .yearEnd)
+        rated = try c.decodeIfPresent(String.self, forKey: .rated)
+        released = try c.decodeIfPresent(CalendarDate.self, forKey: .released)
+        runtimeMinutes = try c.decodeIfPresent(Int.self, forKey: .runtimeMinutes)
+        genres = try c.decodeIfPresent([String].self, forKey: .genres) ?? []
+        directors = try c.decodeIfPresent([String].self, forKey: .directors) ?? []
+        writers = try c.decodeIfPresent([Credit].self, forKey: .writers) ?? []
+        actors = try c.decodeIfPresent([String].self, forKey: .actors) ?? []
+        languages = try c.decodeIfPresent([String].self, forKey: .languages) ?? []
+        countries = try c.decodeIfPresent([String].self, forKey: .countries) ?? []
+        plot = try c.decodeIfPresent(String.self, forKey: .plot)
+        awards = try c.decodeIfPresent(String.self, forKey: .awards)
+        posterURL = try c.decodeIfPresent(String.self, forKey: .posterURL)
+        imdbRating = try c.decodeIfPresent(Double.self, forKey: .imdbRating)
+        imdbVotes = try c.decodeIfPresent(Int.self, forKey: .imdbVotes)
+        metascore = try c.decodeIfPresent(Int.self, forKey: .metascore)
+        ratings = try c.decodeIfPresent([Rating].self, forKey: .ratings) ?? []
+        boxOfficeUSD = try c.decodeIfPresent(Int.self, forKey: .boxOfficeUSD)
+        totalSeasons = try c.decodeIfPresent(Int.self, forKey: .totalSeasons)
+        season = try c.decodeIfPresent(Int.self, forKey: .season)
+        episode = try c.decodeIfPresent(Int.self, forKey: .episode)
+        seriesID = try c.decodeIfPresent(String.self, forKey: .seriesID)
+        dvd = try c.decodeIfPresent(CalendarDate.self, forKey: .dvd)
+        production = try c.decodeIfPresent(String.self, forKey: .production)
+        website = try c.decodeIfPresent(String.self, forKey: .website)
+        lastFetched = try c.decode(Date.self, forKey: .lastFetched)
+        dataVersion = try c.decode(Int.self, forKey: .dataVersion)
+        rawJSON = ""
+    }
+
+    /// Encodes the canonical JSON form: every key present, absent values as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(imdbID, forKey: .imdbID)
+        try c.encode(title, forKey: .title)
+        try c.encode(type, forKey: .type)
+        try c.encode(yearStart, forKey: .yearStart)
+        try c.encode(yearEnd, forKey: .yearEnd)
+        try c.encode(rated, forKey: .rated)
+        try c.encode(released, forKey: .released)
+        try c.encode(runtimeMinutes, forKey: .runtimeMinutes)
+        try c.encode(genres, forKey: .genres)
+        try c.encode(directors, forKey: .directors)
+        try c.encode(writers, forKey: .writers)
+        try c.encode(actors, forKey: .actors)
+        try c.encode(languages, forKey: .languages)
+        try c.encode(countries, forKey: .countries)
+        try c.encode(plot, forKey: .plot)
+        try c.encode(awards, forKey: .awards)
+        try c.encode(posterURL, forKey: .posterURL)
+        try c.encode(imdbRating, forKey: .imdbRating)
+        try c.encode(imdbVotes, forKey: .imdbVotes)
+        try c.encode(metascore, forKey: .metascore)
+        try c.encode(ratings, forKey: .ratings)
+        try c.encode(boxOfficeUSD, forKey: .boxOfficeUSD)
+        try c.encode(totalSeasons, forKey: .totalSeasons)
+        try c.encode(season, forKey: .season)
+        try c.encode(episode, forKey: .episode)
+        try c.encode(seriesID, forKey: .seriesID)
+        try c.encode(dvd, forKey: .dvd)
+        try c.encode(production, forKey: .production)
+        try c.encode(website, forKey: .website)
+        try c.encode(lastFetched, forKey: .lastFetched)
+        try c.encode(dataVersion, forKey: .dataVersion)
+    }
+}
+
+/// What kind of title OMDb says a film is; an unknown kind keeps OMDb's text.
+public enum FilmType: Sendable, Hashable, Codable, CustomStringConvertible {
+    case movie, series, episode, game
+    case other(String)
+
+    /// Maps OMDb's `Type` text, case-insensitively, onto the known kinds.
+    public init(omdb text: String) {
+        switch text.lowercased() {
+        case "movie": self = .movie
+        case "series": self = .series
+        case "episode": self = .episode
+        case "game": self = .game
+        default: self = .other(text)
+        }
+    }
+
+    /// The text stored in the database and the JSON form.
+    public var description: String {
+        switch self {
+        case .movie: "movie"
+        case .series: "series"
+        case .episode: "episode"
+        case .game: "game"
+        case .other(let text): text
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(omdb: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+}
+
+/// A day with no time or zone, encoded as ISO `YYYY-MM-DD`.
+public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    /// Creates a date; callers validate the ranges.
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses `YYYY-MM-DD`; `nil` for anything else or an impossible day.
+    public init?(iso text: some StringProtocol) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+            CalendarDate.isValid(year: y, month: m, day: d)
+        else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    /// Whether the day exists in the proleptic Gregorian calendar.
+    public static func isValid(year: Int, month: Int, day: Int) -> Bool {
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1 else { return false }
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= days[month - 1]
+    }
+
+    /// ISO form, `2001-01-12`.
+    public var description: String {
+        let y = String(year)
+        let m = month < 10 ? "0\(month)" : "\(month)"
+        let d = day < 10 ? "0\(day)" : "\(day)"
+        return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + m + "-" + d
+    }
+
+    public static func < (a: CalendarDate, b: CalendarDate) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let date = CalendarDate(iso: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not an ISO date: \(text)"))
+        }
+        self = date
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+}
+
+/// A person credited on a film, with the role text OMDb gives in parentheses, if any.
+public struct Credit: Sendable, Hashable, Codable {
+    public var name: String
+    /// `screenplay` in `"Jane Doe (screenplay)"`; `nil` when OMDb gives none.
+    public var role: String?
+
+    public init(name: String, role: String? = nil) {
+        self.name = name
+        self.role = role
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(role, forKey: .role)
+    }
+}
+
+/// One entry of OMDb's `Ratings` list: the raw value and a 0–100 score.
+public struct Rating: Sendable, Hashable, Codable {
+    public var source: RatingSource
+    /// OMDb's text, e.g. `7.9/10`, `98%`, `94/100`.
+    public var value: String
+    /// The value on a 0–100 scale; `nil` when the value has no recognizable shape.
+    public var score: Int?
+
+    public init(source: RatingSource, value: String, score: Int?) {
+        self.source = source
+        self.value = value
+        self.score = score
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(source, forKey: .source)
+        try c.encode(value, forKey: .value)
+        try c.encode(score, forKey: .score)
+    }
+}
+
+/// The rating sources OMDb reports; an unknown source keeps its name.
+public enum RatingSource: Sendable, Hashable, Codable, CustomStringConvertible {
+    case imdb, rottenTomatoes, metacritic
+    case other(String)
+
+    /// Maps OMDb's `Source` text onto the closed set.
+    public init(omdb text: String) {
+        switch text {
+        case "Internet Movie Database": self = .imdb
+        case "Rotten Tomatoes": self = .rottenTomatoes
+        case "Metacritic": self = .metacritic
+        default: self = .other(text)
+        }
+    }
+
+    /// OMDb's name for the source, as stored and encoded.
+    public var description: String {
+        switch self {
+        case .imdb: "Internet Movie Database"
+        case .rottenTomatoes: "Rotten Tomatoes"
+        case .metacritic: "Metacritic"
+        case .other(let text): text
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(omdb: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+}

@@ -1,0 +1,2 @@
+/// The local OMDb stand-in: namespace placeholder until the server lands.
+public enum OMDbStandIn {}

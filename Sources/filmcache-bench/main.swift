@@ -1,0 +1,2 @@
+import FilmCacheKit
+print("filmcache-bench")

@@ -1,0 +1,7 @@
+import ArgumentParser
+import FilmCacheKit
+
+@main
+struct FilmCacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "filmcache")
+}

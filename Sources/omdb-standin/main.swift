@@ -1,0 +1,2 @@
+import OMDbStandIn
+print("omdb-standin")
