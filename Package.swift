@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "filmcache",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "filmcache", targets: ["filmcache"]),
         .executable(name: "omdb-standin", targets: ["omdb-standin"]),

@@ -1,7 +1,54 @@
 import ArgumentParser
 import FilmCacheKit
+import Foundation
+import Logging
 
 @main
 struct FilmCacheCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "filmcache")
+    static let configuration = CommandConfiguration(
+        commandName: "filmcache",
+        abstract: "Keeps a shared SQLite cache of OMDb film metadata full and fresh.",
+        discussion: """
+            The API key comes from OMDB_API_KEY or --api-key-file, never from an argument.
+
+            Examples:
+              OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
+              filmcache show tt0172495 --db films.sqlite --json
+            """,
+        version: FilmCacheVersion.current,
+        subcommands: [Warm.self, Show.self]
+    )
+}
+
+/// Flags every command shares.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .customLong("db"), help: "The cache database file (created when absent).")
+    var databasePath = "filmcache.sqlite"
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .notice
+
+    /// A logger writing to standard error at the chosen level.
+    func makeLogger() -> Logger {
+        var logger = Logger(label: "filmcache") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = logLevel
+        return logger
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Exit statuses from sysexits.h, the vocabulary cron and systemd understand.
+enum ExitStatus {
+    static let dataError: Int32 = 65
+    static let unavailable: Int32 = 69
+    static let ioError: Int32 = 74
+    static let tryAgainLater: Int32 = 75
+    static let configuration: Int32 = 78
+}
+
+/// Prints `message` to standard error prefixed with the command name, and exits with `status`.
+func fail(_ message: String, status: Int32) -> ExitCode {
+    FileHandle.standardError.write(Data("filmcache: \(message)\n".utf8))
+    return ExitCode(status)
 }

@@ -1,0 +1,279 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// HTTP GETs through one libcurl multi handle, driven by one dedicated thread.
+///
+/// Callers `await get(_:)` from any task; requests queue, the loop adds them to the
+/// multi handle (at most `maxInFlight` at once, connections kept alive and reused),
+/// and each completion resumes its caller. The loop is woken only when it sleeps.
+public final class CurlMultiTransport: HTTPTransport {
+    /// How transfers are made.
+    public struct Options: Sendable {
+        /// Concurrent transfers, and the connection cache size (so connections are reused, not multiplied).
+        public var maxInFlight: Int = 8
+        public var connectTimeout: Duration = .seconds(10)
+        public var totalTimeout: Duration = .seconds(30)
+        /// Larger bodies fail with `TransportError.bodyTooLarge` instead of growing memory.
+        public var maxBodyBytes: Int = 1 << 20
+        public var userAgent: String = "filmcache/\(FilmCacheVersion.current) (libcurl)"
+
+        public init() {}
+    }
+
+    private let loop: CurlLoop
+
+    /// Starts the loop thread.
+    public init(options: Options = Options()) {
+        CurlGlobal.initialize()
+        loop = CurlLoop(options: options)
+        let thread = Thread { [loop] in loop.run() }
+        thread.name = "filmcache-curl"
+        thread.start()
+    }
+
+    deinit {
+        loop.shutdown()
+    }
+
+    public func get(_ url: String) async throws(TransportError) -> HTTPResponse {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<CurlResult, Never>) in
+            loop.submit(Transfer(url: url, maxBodyBytes: loop.options.maxBodyBytes, continuation: continuation))
+        }
+        return try result.get()
+    }
+
+    /// Stops the loop after in-flight transfers finish. Later `get` calls fail.
+    public func shutdown() {
+        loop.shutdown()
+    }
+}
+
+typealias CurlResult = Result<HTTPResponse, TransportError>
+
+/// libcurl's process-wide initialization, done once.
+enum CurlGlobal {
+    private static let once: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+
+    static func initialize() { _ = once }
+}
+
+/// One request's state while libcurl owns it; reached from C callbacks through an unmanaged pointer.
+///
+/// Handed from the submitting task to the loop thread once, under the lock; after
+/// that only the loop thread reads or writes it, hence the unchecked conformance.
+final class Transfer: @unchecked Sendable {
+    let url: String
+    let maxBodyBytes: Int
+    let continuation: CheckedContinuation<CurlResult, Never>
+    var body: [UInt8] = []
+    var retryAfter: String?
+    var tooLarge = false
+
+    init(url: String, maxBodyBytes: Int, continuation: CheckedContinuation<CurlResult, Never>) {
+        self.url = url
+        self.maxBodyBytes = maxBodyBytes
+        self.continuation = continuation
+    }
+}
+
+/// The multi handle and its thread. Only the loop thread touches `multi` and the easy handles;
+/// other threads only append to `pending` under the lock.
+final class CurlLoop: @unchecked Sendable {
+    let options: CurlMultiTransport.Options
+    private let multi: UnsafeMutableRawPointer
+    private let shared = Mutex(Shared())
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var active = 0
+
+    private struct Shared {
+        var pending: [Transfer] = []
+        /// True while the loop waits in `curl_multi_poll` with nothing that would wake it soon.
+        var sleeping = false
+        var stopping = false
+    }
+
+    init(options: CurlMultiTransport.Options) {
+        self.options = options
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        self.multi = multi
+        let cap = max(1, options.maxInFlight)
+        fc_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, cap)
+        fc_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, cap)
+        fc_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, cap)
+    }
+
+    /// Queues a transfer; wakes the loop only if it is asleep.
+    func submit(_ transfer: Transfer) {
+        let (wake, refused) = shared.withLock { s -> (Bool, Bool) in
+            if s.stopping { return (false, true) }
+            s.pending.append(transfer)
+            let wake = s.sleeping
+            s.sleeping = false
+            return (wake, false)
+        }
+        if refused {
+            transfer.continuation.resume(returning: .failure(.other("transport is shut down")))
+        } else if wake {
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Asks the loop to finish its transfers and exit.
+    func shutdown() {
+        shared.withLock { $0.stopping = true }
+        curl_multi_wakeup(multi)
+    }
+
+    /// The loop: add queued transfers, drive sockets, complete finished transfers, sleep.
+    func run() {
+        let cap = max(1, options.maxInFlight)
+        var queue: [Transfer] = []
+        var queueHead = 0
+        while true {
+            let (incoming, stopping) = shared.withLock { s -> ([Transfer], Bool) in
+                let taken = s.pending
+                s.pending.removeAll(keepingCapacity: true)
+                return (taken, s.stopping)
+            }
+            queue.append(contentsOf: incoming)
+            while active < cap, queueHead < queue.count {
+                start(queue[queueHead])
+                queueHead += 1
+            }
+            if queueHead > 1024, queueHead * 2 > queue.count {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            if stopping && active == 0 && queueHead == queue.count { break }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            drainCompletions()
+            if active < cap && queueHead < queue.count { continue }
+
+            // Sleep. With many transfers in flight their sockets wake the loop soon, so new
+            // requests need no wakeup; with few, a submit must wake it.
+            let wakeable = active < max(1, cap / 4)
+            let proceed = shared.withLock { s -> Bool in
+                if !s.pending.isEmpty { return false }
+                s.sleeping = wakeable
+                return true
+            }
+            if proceed {
+                curl_multi_poll(multi, nil, 0, wakeable ? 1000 : 5, nil)
+                shared.withLock { $0.sleeping = false }
+            }
+        }
+        for handle in idleHandles { curl_easy_cleanup(handle) }
+        curl_multi_cleanup(multi)
+    }
+
+    private func start(_ transfer: Transfer) {
+        let easy = idleHandles.popLast() ?? makeHandle()
+        let context = Unmanaged.passRetained(transfer).toOpaque()
+        fc_curl_easy_setopt_string(easy, CURLOPT_URL, transfer.url)
+        fc_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
+        fc_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        fc_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        curl_multi_add_handle(multi, easy)
+        active += 1
+    }
+
+    private func makeHandle() -> UnsafeMutableRawPointer {
+        guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
+        fc_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        fc_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
+        fc_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(options.totalTimeout))
+        fc_curl_easy_setopt_long(easy, CURLOPT_MAXFILESIZE, options.maxBodyBytes)
+        fc_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        fc_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, options.userAgent)
+        fc_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        fc_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        fc_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
+        fc_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        fc_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
+        fc_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+        fc_curl_easy_setopt_write_function(easy, curlWrite)
+        fc_curl_easy_setopt_header_function(easy, curlHeader)
+        return easy
+    }
+
+    private func drainCompletions() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            var context: UnsafeMutableRawPointer?
+            fc_curl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+            var status = 0
+            fc_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            curl_multi_remove_handle(multi, easy)
+            active -= 1
+            idleHandles.append(easy)
+            guard let context else { continue }
+            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeRetainedValue()
+            let result: CurlResult
+            if code == CURLE_OK {
+                result = .success(HTTPResponse(status: status, body: transfer.body, retryAfter: transfer.retryAfter))
+            } else {
+                result = .failure(Self.error(code, tooLarge: transfer.tooLarge, limit: transfer.maxBodyBytes))
+            }
+            transfer.continuation.resume(returning: result)
+        }
+    }
+
+    /// Maps a libcurl result code onto the transport's error vocabulary.
+    static func error(_ code: CURLcode, tooLarge: Bool, limit: Int) -> TransportError {
+        if tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .bodyTooLarge(limit: limit) }
+        let text = String(cString: curl_easy_strerror(code))
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: return .timeout
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .connectFailed(text)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING: return .connectionReset
+        case CURLE_PARTIAL_FILE: return .truncated
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE: return .tls(text)
+        default: return .other(text)
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// libcurl write callback: appends body bytes, refusing past the size cap.
+private func curlWrite(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    if transfer.body.count + length > transfer.maxBodyBytes {
+        transfer.tooLarge = true
+        return fc_curl_abort_write()
+    }
+    data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+    }
+    return length
+}
+
+/// libcurl header callback: keeps `Retry-After`; a new status line starts a new response.
+private func curlHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    let length = size * count
+    guard let data, let context else { return length }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+    }
+    if line.hasPrefix("HTTP/") {
+        transfer.retryAfter = nil
+    } else if line.count > 12, line.prefix(12).lowercased() == "retry-after:" {
+        transfer.retryAfter = line.dropFirst(12).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    return length
+}

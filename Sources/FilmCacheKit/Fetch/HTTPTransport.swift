@@ -1,0 +1,44 @@
+/// The one seam between the fetch stage and the network: GET a URL, get status and body.
+///
+/// Production uses `CurlMultiTransport`; unit tests may swap in a scripted one.
+public protocol HTTPTransport: Sendable {
+    /// Performs one GET. Throws only for transport failures; any HTTP status is a response.
+    func get(_ url: String) async throws(TransportError) -> HTTPResponse
+}
+
+/// A complete HTTP response.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var body: [UInt8]
+    /// The `Retry-After` header's value, if the server sent one.
+    public var retryAfter: String?
+
+    public init(status: Int, body: [UInt8], retryAfter: String? = nil) {
+        self.status = status
+        self.body = body
+        self.retryAfter = retryAfter
+    }
+}
+
+/// Why a request got no complete response.
+public enum TransportError: Error, Equatable, CustomStringConvertible {
+    case timeout
+    case connectFailed(String)
+    case connectionReset
+    case truncated
+    case bodyTooLarge(limit: Int)
+    case tls(String)
+    case other(String)
+
+    public var description: String {
+        switch self {
+        case .timeout: "timed out"
+        case .connectFailed(let why): "could not connect: \(why)"
+        case .connectionReset: "connection reset"
+        case .truncated: "response body truncated"
+        case .bodyTooLarge(let limit): "response body larger than \(limit) bytes"
+        case .tls(let why): "TLS failure: \(why)"
+        case .other(let why): why
+        }
+    }
+}

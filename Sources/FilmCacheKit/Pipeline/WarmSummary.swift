@@ -1,0 +1,37 @@
+/// What a warm did, as printed at the end and stored in the run history.
+public struct WarmSummary: Sendable, Equatable, Codable {
+    /// Distinct worklist IDs.
+    public var considered = 0
+    /// Skipped because the cached film is still fresh.
+    public var fresh = 0
+    /// Films fetched and stored.
+    public var fetched = 0
+    /// IDs OMDb does not know, recorded as such.
+    public var notFound = 0
+    /// IDs that failed this run (recorded with a retry time).
+    public var failed = 0
+    /// Planned but not fetched: the budget or the limit stopped the run first.
+    public var deferred = 0
+    /// Not-found or failed IDs whose recheck time has not come.
+    public var awaitingRecheck = 0
+    /// OMDb calls made (retries included), each counted in the ledger before it was sent.
+    public var calls = 0
+    /// Worklist lines that named no ID.
+    public var skippedLines = 0
+    /// Fields that could not be read in fetched films.
+    public var normalizationWarnings = 0
+    /// Why the run ended early, if it did.
+    public var stopReason: StopReason?
+
+    public init() {}
+}
+
+/// Why a warm stopped before its plan was done; the rest is picked up next run.
+public enum StopReason: String, Sendable, Equatable, Codable {
+    /// Today's usable calls (limit minus reserve) are spent.
+    case budgetSpent = "budget-spent"
+    /// OMDb said "limit reached".
+    case limitReached = "limit-reached"
+    /// Too many transient failures in a row.
+    case tooManyFailures = "too-many-failures"
+}

@@ -1,0 +1,247 @@
+import CSQLite
+import Foundation
+import Logging
+import Synchronization
+
+/// The shared cache database: owns the single writer connection and offers intent-named operations.
+///
+/// Every method is one transaction. The file runs in WAL mode so apps reading
+/// `films` are never blocked by a warm for longer than one batch commit.
+public final class CacheStore: Sendable {
+    /// Where the database file lives.
+    public let path: String
+    private let state: Mutex<Connection>
+    private let logger: Logger
+
+    /// Opens the database at `path`, creating it when absent and migrating an older schema in place.
+    public init(path: String, logger: Logger) throws(StoreError) {
+        self.path = path
+        self.logger = logger
+        let db = try SQLiteConnection(path: path)
+        // A busy timeout turns short lock waits (another warm committing, a reader checkpointing)
+        // into waits instead of "database is locked" errors.
+        sqlite3_busy_timeout(db.handle, 10_000)
+        try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+        try Self.migrate(db, logger: logger)
+        self.state = Mutex(try Connection(db))
+    }
+
+    /// Brings the schema to `Schema.currentVersion`, refusing a newer one.
+    private static func migrate(_ db: SQLiteConnection, logger: Logger) throws(StoreError) {
+        let found = try db.prepare("PRAGMA user_version").query { $0.int(0) ?? 0 }.first ?? 0
+        guard found <= Schema.currentVersion else {
+            throw .newerSchema(path: db.path, found: found, supported: Schema.currentVersion)
+        }
+        guard found < Schema.currentVersion else { return }
+        try db.transaction { () throws(StoreError) in
+            for version in found..<Schema.currentVersion {
+                logger.info("migrating cache schema", metadata: ["from": "\(version)", "to": "\(version + 1)"])
+                try db.execute(Schema.migrations[version])
+            }
+            try db.execute("PRAGMA user_version = \(Schema.currentVersion)")
+        }
+    }
+
+    /// The schema version of the open file.
+    public func schemaVersion() throws(StoreError) -> Int {
+        try withConnection { c throws(StoreError) in
+            try c.db.prepare("PRAGMA user_version").query { $0.int(0) ?? 0 }.first ?? 0
+        }
+    }
+
+    /// Commits one batch of results in a single transaction: films upserted, negative answers recorded.
+    ///
+    /// A film that arrives clears any earlier not-found or failure entry for its ID.
+    public func write(_ batch: WriteBatch) throws(StoreError) {
+        guard !batch.isEmpty else { return }
+        try withConnection { c throws(StoreError) in
+            try c.db.transaction { () throws(StoreError) in
+                for film in batch.films {
+                    try c.upsertFilm.run(FilmRow.values(for: film))
+                    try c.deleteLookup.run([.text(film.imdbID)])
+                }
+                for lookup in batch.lookups {
+                    try c.upsertLookup.run([
+                        .text(lookup.imdbID), .text(lookup.status.rawValue), .optional(lookup.message),
+                        .optional(lookup.httpStatus), .text(Timestamp.format(lookup.attemptedAt)),
+                        .text(Timestamp.format(lookup.nextAttemptAt)),
+                    ])
+                }
+            }
+        }
+    }
+
+    /// What the cache knows about each of `ids`, read set-based through a temporary table.
+    ///
+    /// The result has one entry per ID, in the order given.
+    public func states(of ids: [String]) throws(StoreError) -> [CachedState] {
+        try withConnection { c throws(StoreError) in
+            try c.db.transaction { () throws(StoreError) in
+                try c.db.execute("DELETE FROM temp.worklist")
+                for (position, id) in ids.enumerated() {
+                    try c.insertWorklist.run([.text(id), .integer(position)])
+                }
+                let rows = try c.selectStates.query { row in
+                    CachedState(
+                        imdbID: row.text(0) ?? "",
+                        fetchedAt: row.text(1).flatMap(Timestamp.parse),
+                        dataVersion: row.int(2),
+                        lookupStatus: row.text(3).flatMap(LookupStatus.init(rawValue:)),
+                        nextAttemptAt: row.text(4).flatMap(Timestamp.parse)
+                    )
+                }
+                try c.db.execute("DELETE FROM temp.worklist")
+                return rows
+            }
+        }
+    }
+
+    /// The cached film with this ID, or `nil` when the cache has none.
+    public func film(_ imdbID: String) throws(StoreError) -> IMDBFilm? {
+        try withConnection { c throws(StoreError) in
+            try c.db.prepare("SELECT \(FilmRow.columns.joined(separator: ", ")) FROM films WHERE imdb_id = ?")
+                .query([.text(imdbID)]) { FilmRow.film(from: $0) }.first
+        }
+    }
+
+    /// The not-found or failure entry for this ID, if any.
+    public func lookup(_ imdbID: String) throws(StoreError) -> LookupEntry? {
+        try withConnection { c throws(StoreError) in
+            try c.db.prepare(
+                "SELECT status, message, http_status, attempts, last_attempt_at, next_attempt_at FROM lookups"
+                    + " WHERE imdb_id = ?"
+            ).query([.text(imdbID)]) { row in
+                LookupEntry(
+                    imdbID: imdbID, status: LookupStatus(rawValue: row.text(0) ?? "") ?? .failed,
+                    message: row.text(1), httpStatus: row.int(2), attempts: row.int(3) ?? 0,
+                    lastAttemptAt: row.text(4).flatMap(Timestamp.parse) ?? .distantPast,
+                    nextAttemptAt: row.text(5).flatMap(Timestamp.parse) ?? .distantPast)
+            }.first
+        }
+    }
+
+    /// Number of rows in `films`.
+    public func filmCount() throws(StoreError) -> Int {
+        try withConnection { c throws(StoreError) in
+            try c.db.prepare("SELECT count(*) FROM films").query { $0.int(0) ?? 0 }.first ?? 0
+        }
+    }
+
+    /// Runs `body` with the connection held; internal so other store files can add operations.
+    func withConnection<T: Sendable>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try state.withLock { (c: inout Connection) throws(StoreError) -> T in try body(c) }
+    }
+
+    /// The connection and the statements prepared once for it.
+    struct Connection {
+        let db: SQLiteConnection
+        let upsertFilm: SQLiteStatement
+        let deleteLookup: SQLiteStatement
+        let upsertLookup: SQLiteStatement
+        let insertWorklist: SQLiteStatement
+        let selectStates: SQLiteStatement
+
+        init(_ db: SQLiteConnection) throws(StoreError) {
+            self.db = db
+            let columns = FilmRow.columns
+            let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            upsertFilm = try db.prepare(
+                "INSERT INTO films (\(columns.joined(separator: ", "))) VALUES ("
+                    + Array(repeating: "?", count: columns.count).joined(separator: ", ")
+                    + ") ON CONFLICT (imdb_id) DO UPDATE SET \(updates)")
+            deleteLookup = try db.prepare("DELETE FROM lookups WHERE imdb_id = ?")
+            upsertLookup = try db.prepare(
+                """
+                INSERT INTO lookups (imdb_id, status, message, http_status, attempts, first_seen_at,
+                                     last_attempt_at, next_attempt_at)
+                VALUES (?1, ?2, ?3, ?4, 1, ?5, ?5, ?6)
+                ON CONFLICT (imdb_id) DO UPDATE SET
+                    status = excluded.status, message = excluded.message, http_status = excluded.http_status,
+                    attempts = lookups.attempts + 1, last_attempt_at = excluded.last_attempt_at,
+                    next_attempt_at = excluded.next_attempt_at
+                """)
+            try db.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS worklist (imdb_id TEXT PRIMARY KEY, position INTEGER NOT NULL)"
+                    + " WITHOUT ROWID")
+            insertWorklist = try db.prepare("INSERT OR IGNORE INTO temp.worklist (imdb_id, position) VALUES (?, ?)")
+            selectStates = try db.prepare(
+                """
+                SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at
+                FROM temp.worklist AS w
+                LEFT JOIN films AS f ON f.imdb_id = w.imdb_id
+                LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
+                ORDER BY w.position
+                """)
+        }
+    }
+}
+
+/// Results ready to commit together.
+public struct WriteBatch: Sendable {
+    public var films: [IMDBFilm] = []
+    public var lookups: [LookupRecord] = []
+
+    public init(films: [IMDBFilm] = [], lookups: [LookupRecord] = []) {
+        self.films = films
+        self.lookups = lookups
+    }
+
+    /// Whether there is nothing to write.
+    public var isEmpty: Bool { films.isEmpty && lookups.isEmpty }
+    /// Films plus lookups.
+    public var count: Int { films.count + lookups.count }
+}
+
+/// Why an ID is in `lookups` instead of `films`.
+public enum LookupStatus: String, Sendable {
+    /// OMDb said it does not know the ID; a permanent answer, rechecked after its own TTL.
+    case notFound = "not_found"
+    /// Fetching failed for this run; retried after `next_attempt_at`.
+    case failed
+}
+
+/// One negative result to record.
+public struct LookupRecord: Sendable, Equatable {
+    public var imdbID: String
+    public var status: LookupStatus
+    public var message: String?
+    public var httpStatus: Int?
+    public var attemptedAt: Date
+    public var nextAttemptAt: Date
+
+    public init(
+        imdbID: String, status: LookupStatus, message: String?, httpStatus: Int?, attemptedAt: Date,
+        nextAttemptAt: Date
+    ) {
+        self.imdbID = imdbID
+        self.status = status
+        self.message = message
+        self.httpStatus = httpStatus
+        self.attemptedAt = attemptedAt
+        self.nextAttemptAt = nextAttemptAt
+    }
+}
+
+/// A stored not-found or failure entry.
+public struct LookupEntry: Sendable, Equatable {
+    public var imdbID: String
+    public var status: LookupStatus
+    public var message: String?
+    public var httpStatus: Int?
+    public var attempts: Int
+    public var lastAttemptAt: Date
+    public var nextAttemptAt: Date
+}
+
+/// What the cache holds for one worklist ID.
+public struct CachedState: Sendable, Equatable {
+    public var imdbID: String
+    /// When the cached film was fetched; `nil` when `films` has no row.
+    public var fetchedAt: Date?
+    /// The normalizer version of the cached row.
+    public var dataVersion: Int?
+    /// A not-found or failure entry, if any.
+    public var lookupStatus: LookupStatus?
+    /// When that entry may be tried again.
+    public var nextAttemptAt: Date?
+}

@@ -1,0 +1,175 @@
+import CSQLite
+
+/// One SQLite connection with prepared-statement helpers; not thread-safe, owned by one holder.
+///
+/// A thin wrapper is all filmcache needs: one writer, a handful of statements
+/// prepared once and reused, no ORM. Errors carry SQLite's own message.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+
+    /// Opens (creating if asked) the database file at `path`.
+    init(path: String, readOnly: Bool = false, create: Bool = true) throws(StoreError) {
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_NOMUTEX
+        flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw .open(path: path, message: message)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws(StoreError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw .sqlite(path: path, code: rc, message: message)
+        }
+    }
+
+    /// Compiles `sql` into a reusable statement.
+    func prepare(_ sql: String) throws(StoreError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw error(rc) }
+        return SQLiteStatement(statement, connection: self)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    ///
+    /// IMMEDIATE takes the write lock up front, so two processes never both read
+    /// a value and then both write from it (the quota ledger depends on that).
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Rows changed by the most recent statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Turns a result code into a `StoreError` carrying SQLite's message.
+    func error(_ rc: Int32) -> StoreError {
+        .sqlite(path: path, code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+/// A prepared statement; bind, step, read columns, reset, and go again.
+final class SQLiteStatement {
+    private let statement: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    fileprivate init(_ statement: OpaquePointer, connection: SQLiteConnection) {
+        self.statement = statement
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(statement)
+    }
+
+    /// Binds the values to parameters 1…n in order, after clearing earlier bindings.
+    func bind(_ values: [SQLiteValue]) throws(StoreError) {
+        sqlite3_reset(statement)
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    func bind(_ value: SQLiteValue, at index: Int32) throws(StoreError) {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(statement, index)
+        case .integer(let v): rc = sqlite3_bind_int64(statement, index, Int64(v))
+        case .real(let v): rc = sqlite3_bind_double(statement, index, v)
+        case .text(let v): rc = sqlite3_bind_text(statement, index, v, -1, fc_sqlite_transient())
+        }
+        if rc != SQLITE_OK { throw connection.error(rc) }
+    }
+
+    /// Advances to the next row; `false` when the statement is done.
+    @discardableResult
+    func step() throws(StoreError) -> Bool {
+        let rc = sqlite3_step(statement)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(statement)
+            throw connection.error(rc)
+        }
+    }
+
+    /// Binds, runs to completion and resets: for statements that return no rows.
+    func run(_ values: [SQLiteValue]) throws(StoreError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(statement)
+    }
+
+    /// Binds and collects every row through `row`.
+    func query<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws(StoreError) -> T) throws(StoreError)
+        -> [T]
+    {
+        try bind(values)
+        var rows: [T] = []
+        while try step() { rows.append(try row(self)) }
+        sqlite3_reset(statement)
+        return rows
+    }
+
+    /// Resets the statement so it can run again.
+    func reset() {
+        sqlite3_reset(statement)
+    }
+
+    /// Column `index` as text, `nil` when NULL.
+    func text(_ index: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(statement, index) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// Column `index` as an integer, `nil` when NULL.
+    func int(_ index: Int32) -> Int? {
+        sqlite3_column_type(statement, index) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, index))
+    }
+
+    /// Column `index` as a double, `nil` when NULL.
+    func double(_ index: Int32) -> Double? {
+        sqlite3_column_type(statement, index) == SQLITE_NULL ? nil : sqlite3_column_double(statement, index)
+    }
+}
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+    case null
+    case integer(Int)
+    case real(Double)
+    case text(String)
+
+    /// `.text` or `.null`.
+    static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+    /// `.integer` or `.null`.
+    static func optional(_ value: Int?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
+    /// `.real` or `.null`.
+    static func optional(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
+}

@@ -1,0 +1,84 @@
+/// The cache database's schema, as an ordered list of migrations keyed by `PRAGMA user_version`.
+///
+/// Migration n brings a database from version n-1 to n. Never edit a shipped
+/// migration; append a new one. docs/SCHEMA.md documents the result.
+enum Schema {
+    /// The version this build writes and understands.
+    static var currentVersion: Int { migrations.count }
+
+    /// Every migration in order; index 0 creates version 1.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE films (
+            imdb_id         TEXT PRIMARY KEY NOT NULL,
+            title           TEXT,
+            type            TEXT,
+            year_start      INTEGER,
+            year_end        INTEGER,
+            rated           TEXT,
+            released        TEXT,
+            runtime_minutes INTEGER,
+            genres          TEXT NOT NULL DEFAULT '[]',
+            directors       TEXT NOT NULL DEFAULT '[]',
+            writers         TEXT NOT NULL DEFAULT '[]',
+            actors          TEXT NOT NULL DEFAULT '[]',
+            languages       TEXT NOT NULL DEFAULT '[]',
+            countries       TEXT NOT NULL DEFAULT '[]',
+            plot            TEXT,
+            awards          TEXT,
+            poster_url      TEXT,
+            imdb_rating     REAL,
+            imdb_votes      INTEGER,
+            metascore       INTEGER,
+            ratings         TEXT NOT NULL DEFAULT '[]',
+            box_office_usd  INTEGER,
+            total_seasons   INTEGER,
+            season          INTEGER,
+            episode         INTEGER,
+            series_id       TEXT,
+            dvd             TEXT,
+            production      TEXT,
+            website         TEXT,
+            raw_json        TEXT NOT NULL,
+            fetched_at      TEXT NOT NULL,
+            data_version    INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX films_fetched_at ON films (fetched_at);
+
+        CREATE TABLE lookups (
+            imdb_id         TEXT PRIMARY KEY NOT NULL,
+            status          TEXT NOT NULL CHECK (status IN ('not_found', 'failed')),
+            message         TEXT,
+            http_status     INTEGER,
+            attempts        INTEGER NOT NULL,
+            first_seen_at   TEXT NOT NULL,
+            last_attempt_at TEXT NOT NULL,
+            next_attempt_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE quota_ledger (
+            key_fingerprint   TEXT NOT NULL,
+            quota_day         TEXT NOT NULL,
+            used              INTEGER NOT NULL DEFAULT 0,
+            daily_limit       INTEGER NOT NULL,
+            exhausted_at      TEXT,
+            reset_observed_at TEXT,
+            PRIMARY KEY (key_fingerprint, quota_day)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE runs (
+            id              INTEGER PRIMARY KEY AUTOINCREMENT,
+            started_at      TEXT NOT NULL,
+            finished_at     TEXT,
+            key_fingerprint TEXT NOT NULL,
+            considered      INTEGER NOT NULL DEFAULT 0,
+            fresh           INTEGER NOT NULL DEFAULT 0,
+            fetched         INTEGER NOT NULL DEFAULT 0,
+            not_found       INTEGER NOT NULL DEFAULT 0,
+            failed          INTEGER NOT NULL DEFAULT 0,
+            calls           INTEGER NOT NULL DEFAULT 0,
+            outcome         TEXT
+        );
+        """
+    ]
+}

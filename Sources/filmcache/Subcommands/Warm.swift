@@ -1,0 +1,103 @@
+import ArgumentParser
+import FilmCacheKit
+import Foundation
+import Logging
+
+extension FilmCacheCommand {
+    struct Warm: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch what the worklists name and the cache lacks or holds stale.",
+            discussion: """
+                Reads imdbIDs (one ID or IMDb title URL a line, # comments), skips films
+                fetched within --ttl-days, fetches the rest from OMDb under the daily budget,
+                and upserts them. Exit status: 0 done; 75 stopped early (budget or limit),
+                the rest resumes next run; 65 bad worklist; 69 OMDb unreachable;
+                74 database error; 78 configuration (missing or rejected key).
+
+                Examples:
+                  OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
+                  filmcache warm --api-key-file /etc/filmcache/key --db films.sqlite a.txt b.txt
+                  OMDB_API_KEY=demo filmcache warm --base-url http://127.0.0.1:8089/ --db t.sqlite list.txt
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Option(help: "OMDb endpoint; point it at a stand-in for offline runs.")
+        var baseURL = "https://www.omdbapi.com/"
+
+        @Option(help: "Read the API key from this file instead of OMDB_API_KEY.")
+        var apiKeyFile: String?
+
+        @Option(help: "Days a cached film stays fresh.")
+        var ttlDays: Double = 30
+
+        @Option(help: "Concurrent OMDb requests.")
+        var maxInFlight = 8
+
+        @Option(help: "OMDb's daily request limit for this key.")
+        var dailyLimit = 1_000
+
+        @Option(help: "Percent of the daily limit left unused for the apps sharing the key.")
+        var reserve: Double = 5
+
+        @Argument(help: "Worklist files.")
+        var worklists: [String] = []
+
+        func validate() throws {
+            guard maxInFlight >= 1 else { throw ValidationError("--max-in-flight must be at least 1") }
+            guard dailyLimit >= 0 else { throw ValidationError("--daily-limit cannot be negative") }
+            guard (0..<100).contains(reserve) else { throw ValidationError("--reserve must be 0 to 99 percent") }
+            guard ttlDays >= 0 else { throw ValidationError("--ttl-days cannot be negative") }
+            guard !worklists.isEmpty else { throw ValidationError("name at least one worklist file") }
+        }
+
+        func run() async throws {
+            let logger = common.makeLogger()
+            let key: APIKey
+            do {
+                key = try APIKey.load(environment: ProcessInfo.processInfo.environment, file: apiKeyFile)
+            } catch {
+                throw fail(error.description, status: ExitStatus.configuration)
+            }
+            var configuration = WarmConfiguration(
+                databasePath: common.databasePath, worklists: worklists, apiKey: key)
+            configuration.baseURL = baseURL
+            configuration.ttl = ttlDays * 86_400
+            configuration.maxInFlight = maxInFlight
+            configuration.dailyLimit = dailyLimit
+            configuration.reservePercent = reserve
+
+            let store: CacheStore
+            do {
+                store = try CacheStore(path: common.databasePath, logger: logger)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+            var options = CurlMultiTransport.Options()
+            options.maxInFlight = maxInFlight
+            let transport = CurlMultiTransport(options: options)
+            defer { transport.shutdown() }
+
+            let summary: WarmSummary
+            do {
+                summary = try await WarmJob(
+                    configuration: configuration, store: store, transport: transport, logger: logger
+                ).run()
+            } catch {
+                throw fail(error.description, status: Self.exitStatus(for: error))
+            }
+            print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: common.databasePath))
+            if summary.stopReason != nil { throw ExitCode(ExitStatus.tryAgainLater) }
+        }
+
+        static func exitStatus(for error: WarmError) -> Int32 {
+            switch error {
+            case .configuration, .invalidKey: ExitStatus.configuration
+            case .worklist: ExitStatus.dataError
+            case .store: ExitStatus.ioError
+            case .unreachable: ExitStatus.unavailable
+            }
+        }
+    }
+}
