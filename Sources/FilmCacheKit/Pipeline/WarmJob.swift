@@ -65,6 +65,12 @@ public struct WarmJob: Sendable {
 
         let failure: WarmError?
         do {
+            // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
+            if let first = queue.next() {
+                try await record(
+                    try await fetch(first, gate: gate), for: first, writer: writer, tally: tally, queue: queue,
+                    gate: gate)
+            }
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
                 for _ in 0..<max(1, min(configuration.maxInFlight, plan.toFetch.count)) {
                     group.addTask {

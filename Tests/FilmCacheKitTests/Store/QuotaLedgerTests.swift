@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import FilmCacheKit
+
+@Suite struct QuotaLedgerTests {
+    let dir = TemporaryDirectory()
+
+    @Test func reservationsStopAtTheUsableBudgetAndReleasesGiveBack() throws {
+        let store = try CacheStore(path: dir.file("q.sqlite"), logger: SampleFilms.logger)
+        #expect(try store.reserveCalls(8, key: "ab12", day: "2026-11-21", dailyLimit: 20, usable: 19) == 8)
+        #expect(try store.reserveCalls(8, key: "ab12", day: "2026-11-21", dailyLimit: 20, usable: 19) == 8)
+        #expect(try store.reserveCalls(8, key: "ab12", day: "2026-11-21", dailyLimit: 20, usable: 19) == 3)
+        #expect(try store.reserveCalls(8, key: "ab12", day: "2026-11-21", dailyLimit: 20, usable: 19) == 0)
+        try store.releaseCalls(2, key: "ab12", day: "2026-11-21")
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 17)
+        // Another day and another key have budgets of their own.
+        #expect(try store.reserveCalls(5, key: "ab12", day: "2026-11-22", dailyLimit: 20, usable: 19) == 5)
+        #expect(try store.reserveCalls(5, key: "cd34", day: "2026-11-21", dailyLimit: 20, usable: 19) == 5)
+    }
+
+    @Test func anExhaustedDayGrantsNothing() throws {
+        let store = try CacheStore(path: dir.file("q.sqlite"), logger: SampleFilms.logger)
+        _ = try store.reserveCalls(1, key: "ab12", day: "2026-11-21", dailyLimit: 1000, usable: 950)
+        let at = Date(timeIntervalSince1970: 1_700_000_000)
+        try store.markExhausted(key: "ab12", day: "2026-11-21", at: at)
+        #expect(try store.reserveCalls(1, key: "ab12", day: "2026-11-21", dailyLimit: 1000, usable: 950) == 0)
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.exhaustedAt == at)
+    }
+
+    @Test func twoConnectionsOnOneFileShareOneBudget() async throws {
+        let path = dir.file("shared.sqlite")
+        let stores = [
+            try CacheStore(path: path, logger: SampleFilms.logger), try CacheStore(path: path, logger: SampleFilms.logger),
+        ]
+        let granted = try await withThrowingTaskGroup(of: Int.self) { group in
+            for store in stores {
+                group.addTask {
+                    let gate = QuotaGate(
+                        store: store, key: "ab12", day: "2026-11-21", dailyLimit: 500, usable: 475, block: 7)
+                    var taken = 0
+                    while try gate.acquire() { taken += 1 }
+                    return taken
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(granted == 475)
+        #expect(try stores[0].ledger(key: "ab12", day: "2026-11-21")?.used == 475)
+    }
+
+    @Test func gateReturnsUnsentReservations() throws {
+        let store = try CacheStore(path: dir.file("q.sqlite"), logger: SampleFilms.logger)
+        let gate = QuotaGate(store: store, key: "ab12", day: "2026-11-21", dailyLimit: 100, usable: 95, block: 8)
+        #expect(try gate.acquire())
+        #expect(try gate.acquire())
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8)
+        try gate.finish()
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 2)
+        #expect(try gate.acquire() == false)
+    }
+}
