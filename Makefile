@@ -1,0 +1,45 @@
+# filmcache — make rules:
+#   make             build (debug)
+#   make run         install what is missing, build release, warm Data/watchlist.txt into out/filmcache.sqlite
+#                    (with no OMDB_API_KEY: against the bundled OMDb stand-in on a free loopback port)
+#   make test        install what is missing, build, run the whole suite
+#   make bench       benchmarks side by side with their reference runs (prints ratios)
+#   make format      rewrite sources with swift format; make lint checks them
+#   make deps        install the Debian packages the build needs (apt-get, when missing)
+#   make clean       remove build output and out/
+
+SWIFT ?= swift
+DB ?= out/filmcache.sqlite
+WORKLIST ?= Data/watchlist.txt
+
+.PHONY: all build release run test bench format lint deps clean
+
+all: build
+
+deps:
+	@Scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	@Scripts/run-warm.sh "$(DB)" "$(WORKLIST)"
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+bench: deps
+	@Scripts/bench.sh
+
+format:
+	$(SWIFT) format -i -r Package.swift Sources Tests
+
+lint:
+	$(SWIFT) format lint --strict -r Package.swift Sources Tests
+
+clean:
+	rm -rf .build out

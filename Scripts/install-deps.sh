@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages filmcache builds, tests and benchmarks with, when any is missing.
+set -euo pipefail
+
+wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config sqlite3 nginx-light time python3)
+missing=()
+for package in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

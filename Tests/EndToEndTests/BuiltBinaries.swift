@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// Runs the built `filmcache` and `omdb-standin` executables as a user would.
+enum BuiltBinaries {
+    /// The package root, found from this file's path.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Where `swift build` put the executables (override with FILMCACHE_BIN_DIR).
+    static let directory: String = {
+        if let dir = ProcessInfo.processInfo.environment["FILMCACHE_BIN_DIR"] { return dir }
+        return packageRoot + "/.build/debug"
+    }()
+
+    /// What a finished process left behind.
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `name` with `arguments` and `environment` (added to a minimal one) and waits for it.
+    static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:], cwd: String? = nil)
+        throws -> Output
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: directory + "/" + name)
+        process.arguments = arguments
+        var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        env.merge(environment) { $1 }
+        process.environment = env
+        if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes concurrently with the process so neither fills up and blocks it.
+        let stdoutData = ReadAll(out.fileHandleForReading)
+        let stderrData = ReadAll(err.fileHandleForReading)
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData.wait(), as: UTF8.self),
+            stderr: String(decoding: stderrData.wait(), as: UTF8.self))
+    }
+}
+
+/// Reads a file handle to its end on a background thread.
+final class ReadAll: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
+/// An `omdb-standin` process on a free loopback port, stopped on release.
+final class StandInProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    var baseURL: String { "http://127.0.0.1:\(port)/" }
+
+    init(arguments: [String] = [], keys: String = "demo,test-key-e2e") throws {
+        process.executableURL = URL(fileURLWithPath: BuiltBinaries.directory + "/omdb-standin")
+        process.arguments = ["--port", "0", "--corpus", BuiltBinaries.packageRoot + "/Data/corpus"] + arguments
+        process.environment = ["OMDB_STANDIN_KEYS": keys, "PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: "listening on 127.0.0.1:"),
+            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+        else {
+            process.terminate()
+            throw StandInError.didNotStart(text)
+        }
+        self.port = port
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// The stand-in's total request count, from its stats endpoint.
+    func requestCount() throws -> Int {
+        let data = try Data(contentsOf: URL(string: baseURL + "__standin/stats")!)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        guard let total = object?["total"] as? Int else { throw StandInError.badStats(String(decoding: data, as: UTF8.self)) }
+        return total
+    }
+
+    enum StandInError: Error {
+        case didNotStart(String)
+        case badStats(String)
+    }
+}
