@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# make bench: filmcache's stages side by side with their reference runs, on this machine, in one go.
+#   fetch   filmcache-bench fetch (libcurl multi from Swift) vs curl --parallel --parallel-max 32,
+#           same URLs, same nginx serving the generated corpus from files
+#   warm    the whole filmcache warm (fetch + decode + normalize + upsert) vs the same curl run,
+#           with peak RSS from /usr/bin/time -v
+# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+films=${BENCH_FILMS:-20000}
+inflight=${BENCH_IN_FLIGHT:-32}
+swift build -c release >/dev/null
+bin=$(swift build -c release --show-bin-path)
+work=$(mktemp -d)
+nginx_pid=""
+cleanup() {
+  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "generating $films films (seed 7)…"
+"$bin/omdb-standin" generate --count "$films" --seed 7 --out "$work/films" >/dev/null
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+error_log $work/nginx/error.log warn;
+pid $work/nginx/nginx.pid;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  default_type application/json;
+  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+  server {
+    listen 127.0.0.1:$port;
+    root $work;
+    location = / { try_files /films/\$arg_i.json =404; }
+  }
+}
+CONF
+/usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+nginx_pid=$!
+for _ in $(seq 1 50); do curl -fs -o /dev/null "http://127.0.0.1:$port/?i=x" 2>/dev/null; [ $? -ne 7 ] && break; sleep 0.1; done
+
+ls "$work/films" | sed 's/\.json$//' >"$work/ids.txt"
+sed "s|^|http://127.0.0.1:$port/?apikey=bench\&i=|" "$work/ids.txt" >"$work/urls.txt"
+sed 's/.*/url = "&"\noutput = "\/dev\/null"/' "$work/urls.txt" >"$work/curl.cfg"
+count=$(wc -l <"$work/ids.txt")
+
+now() { date +%s.%N; }
+rate() { python3 -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}')" "$1" "$2"; }
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
+
+echo
+echo "== fetch: $count URLs, $inflight in flight, nginx on 127.0.0.1 =="
+t0=$(now); curl -s --parallel --parallel-max "$inflight" --config "$work/curl.cfg"; t1=$(now)
+curl_s=$(python3 -c "print($t1-$t0)")
+curl_rate=$(rate "$count" "$curl_s")
+fetch_line=$("$bin/filmcache-bench" fetch --urls "$work/urls.txt" --max-in-flight "$inflight")
+fc_rate=$(echo "$fetch_line" | sed -n 's/.*= \([0-9]*\) req\/s/\1/p')
+printf '  %-36s %8s req/s\n' "curl --parallel --parallel-max $inflight" "$curl_rate" "filmcache fetch (libcurl multi)" "$fc_rate"
+echo "  ratio filmcache/curl: $(ratio "$fc_rate" "$curl_rate")"
+
+echo
+echo "== warm end to end: fetch + decode + normalize + upsert into a fresh DB =="
+rm -f "$work/bench.sqlite"*
+OMDB_API_KEY=bench /usr/bin/time -v -o "$work/time.txt" "$bin/filmcache" warm --db "$work/bench.sqlite" \
+  --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --daily-limit 100000000 --reserve 0 \
+  "$work/ids.txt" >"$work/warm.txt"
+warm_s=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): \(.*\)/\1/p' "$work/time.txt" \
+  | python3 -c 'import sys; p=sys.stdin.read().strip().split(":"); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))')
+rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
+warm_rate=$(rate "$count" "$warm_s")
+rows=$(sqlite3 "$work/bench.sqlite" 'SELECT count(*) FROM films')
+printf '  %-36s %8s films/s  (%s rows, %.1f s, peak RSS %d MB)\n' "filmcache warm" "$warm_rate" "$rows" "$warm_s" $((rss_kb / 1024))
+echo "  ratio filmcache warm / curl fetch-only: $(ratio "$warm_rate" "$curl_rate")"

@@ -1,2 +1,0 @@
-import FilmCacheKit
-print("filmcache-bench")
