@@ -57,7 +57,7 @@ ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2])
 
 echo
 echo "== fetch: $count URLs, $inflight in flight, nginx on 127.0.0.1 =="
-t0=$(now); curl -s --parallel --parallel-max "$inflight" --config "$work/curl.cfg"; t1=$(now)
+t0=$(now); curl -s --parallel --parallel-max "$inflight" --config "$work/curl.cfg" 2>/dev/null; t1=$(now)
 curl_s=$(python3 -c "print($t1-$t0)")
 curl_rate=$(rate "$count" "$curl_s")
 fetch_line=$("$bin/filmcache-bench" fetch --urls "$work/urls.txt" --max-in-flight "$inflight")
