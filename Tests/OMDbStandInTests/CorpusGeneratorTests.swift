@@ -88,8 +88,12 @@ import Testing
         #expect(text.contains { $0.contains(#""Runtime":"1 h "#) })
         #expect(text.contains { $0.range(of: #""imdbVotes":"\d{1,3},\d{3}"#, options: .regularExpression) != nil })
         #expect(text.contains { $0.range(of: #""imdbVotes":"\d{4,}""#, options: .regularExpression) != nil })
-        #expect(text.contains { $0.range(of: #""BoxOffice":"\$\d{1,3}(,\d{3})+""#, options: .regularExpression) != nil })
-        #expect(text.contains { $0.range(of: #""Released":"\d\d [A-Z][a-z]{2} \d{4}""#, options: .regularExpression) != nil })
+        #expect(
+            text.contains { $0.range(of: #""BoxOffice":"\$\d{1,3}(,\d{3})+""#, options: .regularExpression) != nil })
+        #expect(
+            text.contains {
+                $0.range(of: #""Released":"\d\d [A-Z][a-z]{2} \d{4}""#, options: .regularExpression) != nil
+            })
         #expect(text.contains { $0.contains(#""Value":"98%""#) || $0.contains(#"%"}"#) })
         #expect(text.contains { $0.contains(#"/100"}"#) })
         #expect(text.contains { $0.contains(" (screenplay)") })

@@ -9,10 +9,11 @@ import Testing
         StandInBehaviour(faultRate: 1, faults: [kind])
     }
 
-    @Test(arguments: [
-        (FaultKind.internalServerError, 500, nil), (.serviceUnavailable, 503, nil), (.tooManyRequests, 429, nil),
-        (.tooManyRequestsRetryAfter, 429, "1"), (.serviceUnavailableRetryAfter, 503, "1"),
-    ] as [(FaultKind, Int, String?)])
+    @Test(
+        arguments: [
+            (FaultKind.internalServerError, 500, nil), (.serviceUnavailable, 503, nil), (.tooManyRequests, 429, nil),
+            (.tooManyRequestsRetryAfter, 429, "1"), (.serviceUnavailableRetryAfter, 503, "1"),
+        ] as [(FaultKind, Int, String?)])
     func statusFaultsAnswerWithTheirStatusAndKeepTheConnection(kind: FaultKind, status: Int, retryAfter: String?)
         throws
     {
@@ -107,7 +108,10 @@ import Testing
     }
 
     @Test func faultListParsing() throws {
-        #expect(try FaultKind.parseList("500, reset,500,429-retry-after") == [.internalServerError, .reset, .tooManyRequestsRetryAfter])
+        #expect(
+            try FaultKind.parseList("500, reset,500,429-retry-after") == [
+                .internalServerError, .reset, .tooManyRequestsRetryAfter,
+            ])
         #expect(try FaultKind.parseList("all") == FaultKind.allCases)
         #expect(try FaultKind.parseList("") == [])
         #expect(throws: FaultListError.self) { try FaultKind.parseList("500,teapot") }

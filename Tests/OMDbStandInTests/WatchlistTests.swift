@@ -18,7 +18,8 @@ import Testing
             ids.append(String(line[match]))
         }
         let distinct = Set(ids)
-        let header = "# Counts: \(ids.count) ID lines, \(distinct.count) distinct IDs, "
+        let header =
+            "# Counts: \(ids.count) ID lines, \(distinct.count) distinct IDs, "
             + "\(distinct.intersection(corpus).count) in the corpus,\n"
             + "# \(distinct.subtracting(corpus).count) unknown to the stand-in (answered \"Incorrect IMDb ID.\"), "
             + "\(ids.count - distinct.count) duplicate lines."

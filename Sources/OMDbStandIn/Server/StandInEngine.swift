@@ -110,7 +110,8 @@ final class StandInEngine: Sendable {
             return StandInReply(action: .respond(.text("Not Found", status: 404)))
         }
         guard request.method == "GET" || request.method == "HEAD" else {
-            return StandInReply(action: .respond(.text("Method Not Allowed", status: 405, extraHeaders: [("Allow", "GET")])))
+            return StandInReply(
+                action: .respond(.text("Method Not Allowed", status: 405, extraHeaders: [("Allow", "GET")])))
         }
         return omdb(request)
     }
@@ -144,7 +145,8 @@ final class StandInEngine: Sendable {
             if let fault = drawFault(&state) {
                 state.keyCounters[index].faults += 1
                 state.faultsByKind[fault.rawValue, default: 0] += 1
-                return StandInReply(action: Self.action(for: fault, body: lookup.response.body), delayMilliseconds: delay)
+                return StandInReply(
+                    action: Self.action(for: fault, body: lookup.response.body), delayMilliseconds: delay)
             }
             switch lookup.outcome {
             case .film: state.keyCounters[index].films += 1

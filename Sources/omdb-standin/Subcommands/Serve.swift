@@ -108,7 +108,9 @@ extension OMDbStandInCommand {
             }
             // Written straight to the file descriptor, so scripts see it at once whatever stdout is.
             FileHandle.standardOutput.write(Data("omdb-standin listening on 127.0.0.1:\(boundPort)\n".utf8))
-            standardError("omdb-standin: \(films.count) films, \(keys.count) key(s), daily limit \(dailyLimit.map(String.init) ?? "none")")
+            standardError(
+                "omdb-standin: \(films.count) films, \(keys.count) key(s), daily limit \(dailyLimit.map(String.init) ?? "none")"
+            )
             server.waitUntilStopped()
             signalSources.forEach { $0.cancel() }
             let stats = server.stats()
