@@ -2,7 +2,9 @@ import Foundation
 import OMDbStandIn
 import Testing
 
+/// Keep-alive, concurrency and robustness of the socket layer.
 @Suite struct ConnectionTests {
+    /// Many requests share one keep-alive connection.
     @Test func manyRequestsShareOneKeepAliveConnection() throws {
         try StandInHarness.withServer { server, port in
             let connection = try RawHTTPConnection(port: port)
@@ -17,6 +19,7 @@ import Testing
         }
     }
 
+    /// `Connection: close` is honoured.
     @Test func connectionCloseIsHonoured() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer { _, port in
@@ -28,6 +31,7 @@ import Testing
         }
     }
 
+    /// Pipelined requests are answered in order.
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let films = Array(StandInHarness.films.prefix(5))
         try StandInHarness.withServer { _, port in
@@ -40,6 +44,7 @@ import Testing
         }
     }
 
+    /// Thirty-two concurrent keep-alive connections are served.
     @Test func thirtyTwoConcurrentKeepAliveConnectionsAreServed() throws {
         try StandInHarness.withServer { server, port in
             let connections = try (0..<32).map { _ in try RawHTTPConnection(port: port) }
@@ -59,6 +64,7 @@ import Testing
         }
     }
 
+    /// Parallel clients are all counted.
     @Test func parallelClientsAreAllCounted() throws {
         try StandInHarness.withServer { server, port in
             let failures = Locked(0)
@@ -80,6 +86,7 @@ import Testing
         }
     }
 
+    /// Clients vanishing mid-request do not hurt the server.
     @Test func clientsVanishingMidRequestDoNotHurtTheServer() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer { server, port in
@@ -103,6 +110,7 @@ import Testing
         }
     }
 
+    /// Stop releases the port and answers no more.
     @Test func stopReleasesThePortAndAnswersNoMore() throws {
         let server = OMDbStandInServer(configuration: StandInConfiguration(corpus: StandInHarness.corpus))
         let port = try server.start()
@@ -121,8 +129,10 @@ final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
 
+    /// Wraps `value`.
     init(_ value: Value) { self.value = value }
 
+    /// Runs `body` with exclusive access.
     func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
         lock.lock()
         defer { lock.unlock() }

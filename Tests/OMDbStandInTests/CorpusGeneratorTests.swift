@@ -2,9 +2,12 @@ import Foundation
 import OMDbStandIn
 import Testing
 
+/// Determinism and OMDb shape of the generated corpus.
 @Suite struct CorpusGeneratorTests {
+    /// 2,000 films of seed 11, shared by the shape tests.
     static let sample = CorpusGenerator(seed: 11).films(count: 2_000)
 
+    /// The same seed gives identical bytes, in memory and on disk.
     @Test func sameSeedGivesIdenticalBytes() throws {
         #expect(CorpusGenerator(seed: 5).films(count: 200) == CorpusGenerator(seed: 5).films(count: 200))
         let first = try StandInHarness.temporaryDirectory()
@@ -25,12 +28,14 @@ import Testing
         }
     }
 
+    /// Different seeds give different films.
     @Test func differentSeedsDiffer() {
         let one = CorpusGenerator(seed: 1).films(count: 20)
         let two = CorpusGenerator(seed: 2).films(count: 20)
         #expect(zip(one, two).filter { $0.body == $1.body }.isEmpty)
     }
 
+    /// `film(at:)`, `imdbID(at:)` and `kind(at:)` agree with sequential generation.
     @Test func filmsAreRandomAccess() {
         let generator = CorpusGenerator(seed: 9)
         let all = generator.films(count: 60)
@@ -41,6 +46,7 @@ import Testing
         }
     }
 
+    /// Every body parses and every value is a string.
     @Test func everyBodyParsesAndEveryValueIsAString() throws {
         for film in Self.sample {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(film.body)) as? [String: Any])
@@ -58,6 +64,7 @@ import Testing
         }
     }
 
+    /// Keys follow OMDb's order for movies, series and episodes.
     @Test func keysFollowOMDbOrder() throws {
         let movie = [
             "Title", "Year", "Rated", "Released", "Runtime", "Genre", "Director", "Writer", "Actors", "Plot",
@@ -73,6 +80,7 @@ import Testing
         }
     }
 
+    /// The mix of kinds and the field shapes match OMDb's.
     @Test func mixOfKindsAndFieldShapes() throws {
         let counts = Dictionary(grouping: Self.sample, by: \.kind).mapValues(\.count)
         #expect((0.70...0.80).contains(Double(counts[.movie] ?? 0) / 2_000))
@@ -107,6 +115,7 @@ import Testing
         #expect(episodes.contains { film in ids.contains(Self.value("seriesID", in: film.json) ?? "") })
     }
 
+    /// IDs are unique, `tt` plus 7 or 8 digits.
     @Test func idsAreUniqueAndIMDbShaped() {
         let ids = Self.sample.map(\.imdbID)
         #expect(Set(ids).count == ids.count)
@@ -114,6 +123,7 @@ import Testing
         #expect(ids.contains { $0.count == 10 })
     }
 
+    /// Bodies are about as large as OMDb's.
     @Test func bodiesAreOMDbSized() {
         let sizes = Self.sample.map(\.body.count).sorted()
         let median = sizes[sizes.count / 2]
@@ -121,6 +131,7 @@ import Testing
         #expect(sizes.last! < 2_000)
     }
 
+    /// `Data/corpus` is exactly `generate --count 300 --seed 1`.
     @Test func checkedInCorpusIsSeedOneCountThreeHundred() throws {
         let directory = StandInHarness.repositoryRoot.appendingPathComponent("Data/corpus")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
@@ -131,6 +142,7 @@ import Testing
         }
     }
 
+    /// The keys of the outer JSON object, in order.
     static func topLevelKeys(_ json: String) -> [String] {
         // Keys of the outer object, in order: every `"name":` at nesting depth 1.
         var keys: [String] = []
@@ -166,6 +178,7 @@ import Testing
         return keys
     }
 
+    /// The string value of `key`, if any.
     static func value(_ key: String, in json: String) -> String? {
         let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
         return object?[key] as? String

@@ -2,13 +2,17 @@ import Foundation
 import OMDbStandIn
 import Testing
 
+/// Injected faults, their seeded sequence, and runtime changes.
 @Suite struct FaultTests {
+    /// The film every fault test requests.
     static let film = StandInHarness.firstFilm(of: .movie)
 
+    /// A behaviour that faults every request with `kind`.
     static func alwaysFailing(_ kind: FaultKind) -> StandInBehaviour {
         StandInBehaviour(faultRate: 1, faults: [kind])
     }
 
+    /// Status faults answer with their status (and `Retry-After` where named) and keep the connection.
     @Test(
         arguments: [
             (FaultKind.internalServerError, 500, nil), (.serviceUnavailable, 503, nil), (.tooManyRequests, 429, nil),
@@ -30,6 +34,7 @@ import Testing
         }
     }
 
+    /// `reset` closes the connection without answering.
     @Test func resetClosesWithoutAnswering() throws {
         try StandInHarness.withServer(behaviour: Self.alwaysFailing(.reset)) { server, port in
             let connection = try RawHTTPConnection(port: port)
@@ -38,6 +43,7 @@ import Testing
         }
     }
 
+    /// `truncate` announces the full length, sends half the body, and closes.
     @Test func truncateSendsHalfTheDeclaredBodyThenCloses() throws {
         try StandInHarness.withServer(behaviour: Self.alwaysFailing(.truncate)) { _, port in
             let connection = try RawHTTPConnection(port: port)
@@ -49,6 +55,7 @@ import Testing
         }
     }
 
+    /// `malformed` answers 200 with JSON that does not parse.
     @Test func malformedAnswers200WithJSONThatDoesNotParse() throws {
         try StandInHarness.withServer(behaviour: Self.alwaysFailing(.malformed)) { _, port in
             let response = try RawHTTPConnection(port: port).get("/?apikey=demo&i=\(Self.film.imdbID)")
@@ -58,6 +65,7 @@ import Testing
         }
     }
 
+    /// `error-getting-data` answers OMDb's transient error.
     @Test func errorGettingDataAnswersOMDbsTransientError() throws {
         try StandInHarness.withServer(behaviour: Self.alwaysFailing(.errorGettingData)) { _, port in
             let response = try RawHTTPConnection(port: port).get("/?apikey=demo&i=\(Self.film.imdbID)")
@@ -66,6 +74,7 @@ import Testing
         }
     }
 
+    /// A fractional fault rate is seeded: the same seed repeats the same faults.
     @Test func faultFractionIsSeededAndRepeatable() throws {
         let behaviour = StandInBehaviour(faultRate: 0.3, faults: [.internalServerError, .serviceUnavailable], seed: 42)
         func statuses() throws -> [Int] {
@@ -81,6 +90,7 @@ import Testing
         #expect(first.contains(500) && first.contains(503))
     }
 
+    /// `POST /__standin/faults` changes faults while running and rejects bad values.
     @Test func faultsCanBeChangedAtRuntime() throws {
         try StandInHarness.withServer { server, port in
             let connection = try RawHTTPConnection(port: port)
@@ -98,6 +108,7 @@ import Testing
         }
     }
 
+    /// `latency-ms` delays OMDb answers.
     @Test func latencyDelaysOMDbAnswers() throws {
         try StandInHarness.withServer(behaviour: StandInBehaviour(latencyMilliseconds: 150)) { _, port in
             let connection = try RawHTTPConnection(port: port)
@@ -107,6 +118,7 @@ import Testing
         }
     }
 
+    /// Fault lists parse, deduplicate, accept `all`, and reject unknown names.
     @Test func faultListParsing() throws {
         #expect(
             try FaultKind.parseList("500, reset,500,429-retry-after") == [

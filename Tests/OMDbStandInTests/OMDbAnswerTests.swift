@@ -2,7 +2,9 @@ import Foundation
 import OMDbStandIn
 import Testing
 
+/// OMDb answers: films, misses, and key errors.
 @Suite struct OMDbAnswerTests {
+    /// Film body is served byte for byte from the corpus directory.
     @Test func filmBodyIsServedByteForByteFromTheCorpusDirectory() throws {
         let directory = try StandInHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -20,6 +22,7 @@ import Testing
         }
     }
 
+    /// Query parameters work in any order and percent encoded.
     @Test func queryParametersWorkInAnyOrderAndPercentEncoded() throws {
         let film = StandInHarness.firstFilm(of: .series)
         let encodedID = film.imdbID.replacingOccurrences(of: "tt", with: "%74t")
@@ -31,6 +34,7 @@ import Testing
         }
     }
 
+    /// Unknown or malformed IDs get 200 `Incorrect IMDb ID.`
     @Test(arguments: ["tt0000001", "tt12", "nm0000123", "", "tt0100000x"])
     func unknownOrMalformedIDsGetIncorrectIMDbID(id: String) throws {
         try StandInHarness.withServer { server, port in
@@ -41,6 +45,7 @@ import Testing
         }
     }
 
+    /// A missing or empty key gets 401 `No API key provided.`
     @Test func missingKeyGets401NoAPIKeyProvided() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer { server, port in
@@ -54,6 +59,7 @@ import Testing
         }
     }
 
+    /// A key that is not accepted gets 401 `Invalid API key!`
     @Test func unacceptedKeyGets401InvalidAPIKey() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer(keys: ["k1-secret", "k2-secret"]) { server, port in
@@ -66,6 +72,7 @@ import Testing
         }
     }
 
+    /// Second key is accepted and counted separately.
     @Test func secondKeyIsAcceptedAndCountedSeparately() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer(keys: ["k1-secret", "k2-secret"]) { server, port in
@@ -76,6 +83,7 @@ import Testing
         }
     }
 
+    /// Title lookup is exact and case insensitive.
     @Test func titleLookupIsExactAndCaseInsensitive() throws {
         let film = StandInHarness.films.first { $0.kind == .movie && !$0.title.contains("\"") }!
         let title = film.title.uppercased().addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
@@ -89,6 +97,7 @@ import Testing
         }
     }
 
+    /// Request without ID or title gets something went wrong.
     @Test func requestWithoutIDOrTitleGetsSomethingWentWrong() throws {
         try StandInHarness.withServer { server, port in
             let response = try RawHTTPConnection(port: port).get("/?apikey=demo")
@@ -97,6 +106,7 @@ import Testing
         }
     }
 
+    /// Other paths get 404 and are not counted.
     @Test func otherPathsGet404AndAreNotCounted() throws {
         try StandInHarness.withServer { server, port in
             let connection = try RawHTTPConnection(port: port)

@@ -2,7 +2,9 @@ import Foundation
 import OMDbStandIn
 import Testing
 
+/// Daily limits, limit-after, reset, and request counting.
 @Suite struct QuotaTests {
+    /// The daily limit serves exactly N films, then 401 `Request limit reached!`
     @Test(arguments: [1, 5, 12])
     func dailyLimitServesExactlyNThenRequestLimitReached(limit: Int) throws {
         let film = StandInHarness.firstFilm(of: .movie)
@@ -27,6 +29,7 @@ import Testing
         }
     }
 
+    /// Daily limit is per key.
     @Test func dailyLimitIsPerKey() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer(keys: ["alpha-key", "beta-key"], behaviour: StandInBehaviour(dailyLimit: 2)) {
@@ -39,6 +42,7 @@ import Testing
         }
     }
 
+    /// The reset endpoint starts a new quota day.
     @Test func resetEndpointStartsANewQuotaDay() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer(behaviour: StandInBehaviour(dailyLimit: 1)) { server, port in
@@ -53,6 +57,7 @@ import Testing
         }
     }
 
+    /// Limit after cuts every key off mid run.
     @Test func limitAfterCutsEveryKeyOffMidRun() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer(keys: ["alpha-key", "beta-key"], behaviour: StandInBehaviour(limitAfter: 3)) {
@@ -66,6 +71,7 @@ import Testing
         }
     }
 
+    /// Counts match the requests sent.
     @Test func countsMatchTheRequestsSent() throws {
         let films = StandInHarness.films.prefix(10)
         try StandInHarness.withServer(keys: ["alpha-key", "beta-key"]) { server, port in
@@ -89,6 +95,7 @@ import Testing
         }
     }
 
+    /// Stats endpoint matches the library and never shows keys.
     @Test func statsEndpointMatchesTheLibraryAndNeverShowsKeys() throws {
         let film = StandInHarness.firstFilm(of: .movie)
         try StandInHarness.withServer(keys: ["super-secret-key-123"]) { server, port in

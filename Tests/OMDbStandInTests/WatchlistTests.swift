@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+/// The checked-in sample watchlist.
 @Suite struct WatchlistTests {
+    /// Header counts match the lines.
     @Test func headerCountsMatchTheLines() throws {
         let root = StandInHarness.repositoryRoot
         let text = try String(contentsOf: root.appendingPathComponent("Data/watchlist.txt"), encoding: .utf8)

@@ -1,18 +1,23 @@
 /// Draws one film's fields in OMDb's key order and renders them as OMDb's compact JSON.
 struct FilmFieldGenerator {
+    /// The word lists.
     typealias Words = CorpusVocabulary
 
+    /// The film's own random stream.
     var rng: SplitMix64
+    /// The kind being generated.
     let kind: FilmKind
     /// A few films are `N/A` almost everywhere, as obscure titles are on OMDb.
     private let isSparse: Bool
 
+    /// Starts generating a film of `kind` from `rng`.
     init(rng: SplitMix64, kind: FilmKind) {
         self.rng = rng
         self.kind = kind
         isSparse = self.rng.chance(0.03)
     }
 
+    /// Draws every field and returns the finished film.
     mutating func generate(imdbID: String, seriesID: String) -> GeneratedFilm {
         let kind = self.kind
         let startYear = drawYear()

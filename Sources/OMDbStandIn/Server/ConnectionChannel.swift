@@ -11,13 +11,17 @@
 /// Every failure — a peer that closes mid-request, a reset, a timeout — simply ends the exchange;
 /// writes use `MSG_NOSIGNAL` so a vanished peer never raises SIGPIPE.
 struct ConnectionChannel {
+    /// The largest request head accepted (431 beyond it).
     static let maximumHeadSize = 16 * 1024
+    /// The largest request body skipped (413 beyond it).
     static let maximumBodySize = 1024 * 1024
 
+    /// The connected socket.
     let descriptor: Int32
     private var buffer: [UInt8] = []
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
+    /// Wraps an accepted socket.
     init(descriptor: Int32) {
         self.descriptor = descriptor
         buffer.reserveCapacity(8 * 1024)

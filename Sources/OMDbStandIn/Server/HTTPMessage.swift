@@ -2,13 +2,18 @@ import Foundation
 
 /// A parsed HTTP/1.x request head (the stand-in ignores request bodies).
 struct HTTPRequest: Sendable {
+    /// The request method, e.g. `GET`.
     var method: String
+    /// The path without the query.
     var path: String
     /// Query parameters, percent-decoded, names lower-cased; the last occurrence of a name wins.
     var query: [String: String]
+    /// Header fields in arrival order.
     var headers: [(name: String, value: String)]
+    /// Whether the request line said HTTP/1.0 (keep-alive then needs asking for).
     var isHTTP10: Bool
 
+    /// Returns the last value of the header named `name` (lower-case).
     func header(_ name: String) -> String? {
         headers.last { $0.name.lowercased() == name }?.value
     }
@@ -20,6 +25,7 @@ struct HTTPRequest: Sendable {
         return isHTTP10 ? connection.contains("keep-alive") : true
     }
 
+    /// The declared body length, 0 when absent.
     var contentLength: Int {
         header("content-length").flatMap { Int($0.trimmingSpaces()) } ?? 0
     }
@@ -88,12 +94,17 @@ struct HTTPRequest: Sendable {
 
 /// An HTTP response the stand-in sends.
 struct HTTPResponse: Sendable {
+    /// The content type of every OMDb answer.
     static let jsonContentType = "application/json; charset=utf-8"
 
+    /// The status code.
     var status: Int
+    /// Header fields other than `Content-Length` and `Connection`.
     var headers: [(name: String, value: String)] = []
+    /// The body bytes.
     var body: [UInt8]
 
+    /// Creates a response with a content type and extra headers.
     init(status: Int, contentType: String = jsonContentType, extraHeaders: [(String, String)] = [], body: [UInt8]) {
         self.status = status
         headers = [("Content-Type", contentType)] + extraHeaders.map { (name: $0.0, value: $0.1) }
@@ -105,6 +116,7 @@ struct HTTPResponse: Sendable {
         HTTPResponse(status: status, body: Array("{\"Response\":\"False\",\"Error\":\"\(message)\"}".utf8))
     }
 
+    /// A short `text/plain` answer, used for non-OMDb statuses.
     static func text(_ text: String, status: Int, extraHeaders: [(String, String)] = []) -> HTTPResponse {
         HTTPResponse(
             status: status, contentType: "text/plain; charset=utf-8", extraHeaders: extraHeaders,
@@ -120,6 +132,7 @@ struct HTTPResponse: Sendable {
         return Array(text.utf8)
     }
 
+    /// The reason phrase for `status`.
     static func reason(for status: Int) -> String {
         switch status {
         case 200: "OK"

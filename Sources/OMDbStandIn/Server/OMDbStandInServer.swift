@@ -26,9 +26,13 @@ import Foundation
 /// ```
 public final class OMDbStandInServer: Sendable {
     private struct Lifecycle {
+        /// The listening socket, -1 before start.
         var listener: Int32 = -1
+        /// The bound port.
         var port: Int?
+        /// Set once by `stop()`.
         var isStopping = false
+        /// Open connection sockets, so `stop()` can shut them down.
         var connections: Set<Int32> = []
     }
 

@@ -29,6 +29,7 @@ extension StandInEngine {
 
     /// A control query parameter could not be read.
     struct ControlParameterError: Error, CustomStringConvertible {
+        /// What was wrong with which parameter.
         var description: String
     }
 

@@ -2,6 +2,7 @@ import Foundation
 
 /// What the connection should do with one request: answer, answer with a cut body, or reset.
 struct StandInReply: Sendable {
+    /// How the connection answers.
     enum Action: Sendable {
         /// Send the whole response.
         case respond(HTTPResponse)
@@ -11,6 +12,7 @@ struct StandInReply: Sendable {
         case reset
     }
 
+    /// The answer.
     var action: Action
     /// Milliseconds to wait before acting (the configured latency).
     var delayMilliseconds = 0
@@ -19,16 +21,26 @@ struct StandInReply: Sendable {
 /// Decides every answer and keeps the counters; independent of sockets so all policy sits in one place.
 final class StandInEngine: Sendable {
     private struct State {
+        /// Current limits, faults and latency.
         var behaviour: StandInBehaviour
+        /// Decides which requests fault, in arrival order.
         var faultGenerator: SplitMix64
+        /// Requests to `/`.
         var totalRequests = 0
+        /// Requests to `/__standin/…`.
         var controlRequests = 0
+        /// Accepted TCP connections.
         var connectionsAccepted = 0
+        /// Counters per accepted key.
         var keyCounters: [StandInCounters]
+        /// Quota used per accepted key since the last reset.
         var usedToday: [Int]
+        /// Counters of requests without an accepted key.
         var unaccepted = StandInCounters()
+        /// Injected faults by kind name.
         var faultsByKind: [String: Int] = [:]
 
+        /// Fresh counters for `keyCount` keys.
         init(behaviour: StandInBehaviour, keyCount: Int) {
             self.behaviour = behaviour
             faultGenerator = SplitMix64(seed: behaviour.seed)
@@ -42,6 +54,7 @@ final class StandInEngine: Sendable {
     private let fingerprints: [String]
     private let state: Locked<State>
 
+    /// Creates an engine for the configured keys, corpus and behaviour.
     init(configuration: StandInConfiguration) {
         corpus = configuration.corpus
         var keyIndex: [String: Int] = [:]
@@ -55,10 +68,12 @@ final class StandInEngine: Sendable {
 
     // MARK: - Introspection
 
+    /// Counts an accepted connection.
     func noteConnectionAccepted() {
         state.withLock { $0.connectionsAccepted += 1 }
     }
 
+    /// A snapshot of all counters.
     func stats() -> StandInStats {
         state.withLock { state in
             StandInStats(
@@ -75,11 +90,13 @@ final class StandInEngine: Sendable {
         }
     }
 
+    /// The counters of an accepted key, nil for others.
     func counters(forKey key: String) -> StandInCounters? {
         guard let index = keyIndex[key] else { return nil }
         return state.withLock { $0.keyCounters[index] }
     }
 
+    /// The current behaviour.
     var behaviour: StandInBehaviour {
         state.withLock { $0.behaviour }
     }
@@ -101,6 +118,7 @@ final class StandInEngine: Sendable {
 
     // MARK: - Answers
 
+    /// Decides the answer to one request and counts it.
     func handle(_ request: HTTPRequest) -> StandInReply {
         if request.path.hasPrefix("/__standin/") {
             state.withLock { $0.controlRequests += 1 }

@@ -5,6 +5,7 @@ final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
 
+    /// Wraps `value`.
     init(_ value: Value) {
         self.value = value
     }

@@ -5,6 +5,7 @@ import OMDbStandIn
 extension OMDbStandInCommand {
     /// `omdb-standin serve`: answer OMDb requests on 127.0.0.1 until SIGTERM or SIGINT.
     struct Serve: ParsableCommand {
+        /// Help text, including the endpoints and fault names.
         static let configuration = CommandConfiguration(
             abstract: "Serve the corpus on 127.0.0.1 (the default subcommand).",
             discussion: """
@@ -28,36 +29,47 @@ extension OMDbStandInCommand {
                 """
         )
 
+        /// Port on 127.0.0.1.
         @Option(help: "Port on 127.0.0.1; 0 picks a free one.")
         var port: Int = 8765
 
+        /// Corpus directory; nil serves a generated corpus.
         @Option(help: "Directory of <imdbID>.json files to serve (default: a generated corpus).")
         var corpus: String?
 
+        /// Films to generate without `--corpus`.
         @Option(help: "Films to generate when --corpus is absent.")
         var generate: Int = 300
 
+        /// Seed of the generated corpus.
         @Option(help: "Seed of the generated corpus when --corpus is absent.")
         var corpusSeed: UInt64 = 1
 
+        /// Per-key daily request limit.
         @Option(help: "Requests per key per quota day; request N+1 gets 'Request limit reached!' (default: unlimited).")
         var dailyLimit: Int?
 
+        /// Total requests after which every key is limited.
         @Option(help: "After N requests in total, every key gets 'Request limit reached!'.")
         var limitAfter: Int?
 
+        /// Fraction of requests faulted.
         @Option(help: "Fraction (0-1) of requests answered with a fault from --faults.")
         var faultRate: Double = 0
 
+        /// Comma-separated fault names.
         @Option(help: "Comma-separated faults to draw from, or 'all'.")
         var faults: String = ""
 
+        /// Fault sequence seed.
         @Option(help: "Seed of the fault sequence.")
         var seed: UInt64 = 1
 
+        /// Delay before every OMDb answer.
         @Option(help: "Milliseconds added before every OMDb answer.")
         var latencyMs: Int = 0
 
+        /// Checks ranges and fault names before anything starts.
         func validate() throws {
             guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
             guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be within 0...1") }
@@ -75,6 +87,7 @@ extension OMDbStandInCommand {
             }
         }
 
+        /// Starts the server, prints the listening line, and serves until SIGTERM or SIGINT.
         func run() throws {
             let films: FilmCorpus
             if let corpus {

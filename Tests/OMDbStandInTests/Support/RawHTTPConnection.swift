@@ -8,18 +8,24 @@ import Foundation
 
 /// A response read off a raw socket, with the body exactly as received (possibly shorter than declared).
 struct RawResponse {
+    /// The status code.
     var status: Int
     /// Header values by lower-cased name.
     var headers: [String: String]
+    /// The body bytes received.
     var body: [UInt8]
 
+    /// The `Content-Length` the server announced.
     var declaredLength: Int? { headers["content-length"].flatMap { Int($0) } }
+    /// The body as text.
     var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// Why a raw exchange ended without a complete response head.
 enum RawHTTPError: Error, Equatable {
+    /// `connect` failed.
     case connectFailed(Int32)
+    /// `send` failed.
     case sendFailed(Int32)
     /// The peer closed cleanly before sending a response head.
     case closedBeforeResponse
@@ -30,9 +36,11 @@ enum RawHTTPError: Error, Equatable {
 /// A tiny blocking HTTP/1.1 client over one TCP connection, so tests see keep-alive, resets and
 /// truncation exactly as they happen on the wire.
 final class RawHTTPConnection {
+    /// The client socket.
     let descriptor: Int32
     private var buffer: [UInt8] = []
 
+    /// Connects to 127.0.0.1:`port`.
     init(port: Int, timeoutSeconds: Int = 10) throws {
         #if os(Linux)
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -80,6 +88,7 @@ final class RawHTTPConnection {
         return try readResponse()
     }
 
+    /// Sends a request without reading its answer.
     func sendRequest(_ target: String, method: String = "GET", close: Bool = false) throws {
         let connection = close ? "Connection: close\r\n" : ""
         try send(raw: "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(connection)\r\n")

@@ -3,7 +3,9 @@ import OMDbStandIn
 
 /// Shared fixtures for stand-in tests: a small generated corpus and a server on an ephemeral port.
 enum StandInHarness {
+    /// The first 60 films of seed 1.
     static let films = CorpusGenerator(seed: 1).films(count: 60)
+    /// `films` as a corpus.
     static let corpus = FilmCorpus(films: films)
 
     /// The first generated film of `kind`.
