@@ -71,7 +71,7 @@ enum CorpusVocabulary {
     /// Plot openings; `%@` takes a role.
     static let plotOpenings = [
         "A retired %@ is pulled back into",
-        "Two estranged siblings travel across %@ to settle",
+        "Two estranged siblings and a wary %@ cross the country to settle",
         "When a mysterious %@ arrives in a small town, a young teacher uncovers",
         "A stubborn detective and a reluctant %@ race against time to stop",
         "After losing everything, a former %@ rebuilds her life around",

@@ -21,7 +21,9 @@ struct FilmFieldGenerator {
     mutating func generate(imdbID: String, seriesID: String) -> GeneratedFilm {
         let kind = self.kind
         let startYear = drawYear()
-        let title = drawTitle()
+        let season = rng.int(in: 1...9)
+        let episode = rng.int(in: 1...24)
+        let title = drawTitle(season: season, episode: episode)
         let year = drawYearText(startYear)
         let rating = rng.int(in: 15...96)
         let metascore = rng.int(in: 18...99)
@@ -35,8 +37,8 @@ struct FilmFieldGenerator {
         json.add("Rated", value { $0.pick(kind == .movie ? Words.movieRatings : Words.tvRatings) })
         json.add("Released", value { $0.date(in: startYear) })
         if kind == .episode {
-            json.add("Season", String(rng.int(in: 1...9)))
-            json.add("Episode", String(rng.int(in: 1...24)))
+            json.add("Season", String(season))
+            json.add("Episode", String(episode))
         }
         json.add("Runtime", value { $0.runtime(year: startYear, kind: kind) })
         json.add("Genre", value { $0.list(Words.genres, 1...3) })
@@ -92,10 +94,10 @@ struct FilmFieldGenerator {
         }
     }
 
-    private mutating func drawTitle() -> String {
+    private mutating func drawTitle(season: Int, episode: Int) -> String {
         let roll = rng.unit()
         if kind == .episode {
-            return roll < 0.3 ? "Episode #\(rng.int(in: 1...9)).\(rng.int(in: 1...24))" : rng.pick(Words.episodeTitles)
+            return roll < 0.3 ? "Episode #\(season).\(episode)" : rng.pick(Words.episodeTitles)
         }
         if roll < 0.09 { return rng.pick(Words.unicodeTitles) }
         if roll < 0.13 { return "The \"\(rng.pick(Words.adjectives))\" \(rng.pick(Words.nouns))" }
@@ -174,7 +176,7 @@ extension SplitMix64 {
         let opening = pick(CorpusVocabulary.plotOpenings)
             .replacingOccurrences(of: "%@", with: pick(CorpusVocabulary.plotRoles))
         var plot = "\(opening) \(pick(CorpusVocabulary.plotMiddles)). \(pick(CorpusVocabulary.plotClosings))"
-        for _ in 0..<int(in: 1...2) { plot += " " + pick(CorpusVocabulary.plotClosings) }
+        for closing in pick(int(in: 1...2), of: CorpusVocabulary.plotClosings) { plot += " " + closing }
         return plot
     }
 
@@ -182,12 +184,17 @@ extension SplitMix64 {
         let wins = int(in: 1...160)
         let nominations = wins + int(in: 1...200)
         switch int(in: 0...5) {
-        case 0: return "Won \(int(in: 1...7)) Oscars. \(wins) wins & \(nominations) nominations total"
-        case 1: return "Nominated for \(int(in: 1...4)) Oscars. \(wins) wins & \(nominations) nominations total"
-        case 2: return "\(wins) wins & \(nominations) nominations"
-        case 3: return "\(int(in: 1...5)) nominations"
+        case 0: return "Won \(plural(int(in: 1...7), "Oscar")). \(wins) wins & \(nominations) nominations total"
+        case 1:
+            return "Nominated for \(plural(int(in: 1...4), "Oscar")). \(wins) wins & \(nominations) nominations total"
+        case 2: return "\(plural(wins, "win")) & \(plural(nominations, "nomination"))"
+        case 3: return plural(int(in: 1...5), "nomination")
         default: return "N/A"
         }
+    }
+
+    fileprivate func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     fileprivate mutating func poster() -> String {
