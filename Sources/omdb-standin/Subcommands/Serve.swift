@@ -9,23 +9,28 @@ extension OMDbStandInCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve the corpus on 127.0.0.1 (the default subcommand).",
             discussion: """
-                Prints exactly one line to stdout once listening: 'omdb-standin listening on 127.0.0.1:PORT'.
+                Prints exactly one line to stdout once listening:
+                  omdb-standin listening on 127.0.0.1:PORT
+                API keys come from OMDB_STANDIN_KEYS (comma-separated; default 'demo').
 
-                Endpoints:
-                  GET  /?apikey=KEY&i=ttNNNNNNN   film JSON, or {"Response":"False","Error":"..."}
-                  GET  /?apikey=KEY&t=Title[&y=YEAR]   exact, case-insensitive title lookup
-                  GET  /__standin/stats            counters as JSON (keys named by index and fingerprint)
-                  POST /__standin/reset            zero counters and daily usage (a new quota day)
-                  GET  /__standin/faults           current limits, faults and latency as JSON
-                  POST /__standin/faults?fault-rate=F&faults=LIST&seed=S&latency-ms=N&limit-after=N|none&daily-limit=N|none
-                                                   change them while running
+                OMDb endpoint (every request counts against its key, limit answers
+                and faults included):
+                  GET /?apikey=KEY&i=ttNNNNNNN     the film's stored JSON
+                  GET /?apikey=KEY&t=TITLE[&y=Y]   exact, case-insensitive title
+                Errors, as {"Response":"False","Error":"..."}:
+                  401 No API key provided. | Invalid API key! | Request limit reached!
+                  200 Incorrect IMDb ID. (unknown ID) | Movie not found! (title)
 
-                Answers: 401 'No API key provided.' / 'Invalid API key!' / 'Request limit reached!';
-                200 'Incorrect IMDb ID.' for unknown IDs, 'Movie not found!' for unknown titles.
-                Every request to / counts against its key, including limit answers and faults.
+                Control endpoints (never counted):
+                  GET  /__standin/stats    counters as JSON (keys by index/fingerprint)
+                  POST /__standin/reset    zero counters and daily usage (new day)
+                  GET  /__standin/faults   current limits, faults, latency
+                  POST /__standin/faults?fault-rate=F&faults=LIST&seed=S
+                       &latency-ms=N&limit-after=N|none&daily-limit=N|none
 
-                Faults (--faults, comma-separated, or 'all'): 500, 503, 429, 429-retry-after,
-                503-retry-after, reset, truncate, malformed, error-getting-data.
+                Faults for --faults (comma-separated, or 'all'): 500, 503, 429,
+                429-retry-after, 503-retry-after, reset, truncate, malformed,
+                error-getting-data.
                 """
         )
 
