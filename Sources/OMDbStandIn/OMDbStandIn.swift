@@ -1,2 +1,0 @@
-/// The local OMDb stand-in: namespace placeholder until the server lands.
-public enum OMDbStandIn {}

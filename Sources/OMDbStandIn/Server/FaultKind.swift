@@ -1,0 +1,46 @@
+import Foundation
+
+/// A fault the stand-in can inject instead of a normal answer; raw values are the names used by
+/// `--faults` and `POST /__standin/faults?faults=…`.
+public enum FaultKind: String, Sendable, CaseIterable, Codable {
+    /// HTTP 500 with a short text body; the connection stays open.
+    case internalServerError = "500"
+    /// HTTP 503 with a short text body; the connection stays open.
+    case serviceUnavailable = "503"
+    /// HTTP 429 without `Retry-After`.
+    case tooManyRequests = "429"
+    /// HTTP 429 with `Retry-After: 1`.
+    case tooManyRequestsRetryAfter = "429-retry-after"
+    /// HTTP 503 with `Retry-After: 1`.
+    case serviceUnavailableRetryAfter = "503-retry-after"
+    /// The connection is reset (SO_LINGER 0, then close) without any answer.
+    case reset
+    /// Headers announce the full `Content-Length`, then only half the body is sent and the connection closes.
+    case truncate
+    /// HTTP 200 with a JSON body that does not parse.
+    case malformed
+    /// HTTP 200 `{"Response":"False","Error":"Error getting data."}`, OMDb's transient error.
+    case errorGettingData = "error-getting-data"
+
+    /// Parses a comma-separated list such as `500,reset,429-retry-after`; `all` enables every kind.
+    public static func parseList(_ text: String) throws(FaultListError) -> [FaultKind] {
+        var kinds: [FaultKind] = []
+        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            if name == "all" { return allCases }
+            guard let kind = FaultKind(rawValue: name) else { throw FaultListError(name: name) }
+            if !kinds.contains(kind) { kinds.append(kind) }
+        }
+        return kinds
+    }
+}
+
+/// A fault name in a list is not one of `FaultKind`'s raw values.
+public struct FaultListError: Error, CustomStringConvertible {
+    /// The name that was not recognised.
+    public let name: String
+
+    /// A message listing the accepted names.
+    public var description: String {
+        "unknown fault '\(name)'; known: \(FaultKind.allCases.map(\.rawValue).joined(separator: ", ")), all"
+    }
+}

@@ -1,0 +1,47 @@
+/// Everything a stand-in server needs to start.
+public struct StandInConfiguration: Sendable {
+    /// The loopback port to bind; 0 picks a free one (`OMDbStandInServer.start()` returns it).
+    public var port: Int
+    /// The API keys answered as valid. They are never logged or exposed; stats name them by index
+    /// and fingerprint.
+    public var apiKeys: [String]
+    /// The films served.
+    public var corpus: FilmCorpus
+    /// The initial answer-shaping knobs (limits, faults, latency).
+    public var behaviour: StandInBehaviour
+    /// Seconds an idle keep-alive connection stays open.
+    public var idleTimeoutSeconds: Int
+
+    /// Creates a configuration; by default key `demo` and the 300-film corpus from seed 1 on a free port.
+    public init(
+        port: Int = 0, apiKeys: [String] = ["demo"], corpus: FilmCorpus = FilmCorpus(generatedCount: 300, seed: 1),
+        behaviour: StandInBehaviour = StandInBehaviour(), idleTimeoutSeconds: Int = 120
+    ) {
+        self.port = port
+        self.apiKeys = apiKeys
+        self.corpus = corpus
+        self.behaviour = behaviour
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+    }
+
+    /// Parses `OMDB_STANDIN_KEYS`-style text (comma-separated, blanks ignored); `demo` when nil or empty.
+    public static func apiKeys(fromEnvironmentValue value: String?) -> [String] {
+        let keys = (value ?? "").split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+        return keys.isEmpty ? ["demo"] : keys
+    }
+
+    /// A short, non-reversible label for a key: its first character or two and its length, e.g. `de…(12)`.
+    public static func fingerprint(ofKey key: String) -> String {
+        let shown = key.count >= 8 ? 2 : (key.count >= 4 ? 1 : 0)
+        return String(key.prefix(shown)) + "…(\(key.count))"
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+/// What the connection should do with one request: answer, answer with a cut body, or reset.
+struct StandInReply: Sendable {
+    /// How the connection answers.
+    enum Action: Sendable {
+        /// Send the whole response.
+        case respond(HTTPResponse)
+        /// Send the head with the full `Content-Length`, then half the body, then close.
+        case truncate(HTTPResponse)
+        /// Close the connection with a reset, answering nothing.
+        case reset
+    }
+
+    /// The answer.
+    var action: Action
+    /// Milliseconds to wait before acting (the configured latency).
+    var delayMilliseconds = 0
+}
+
+/// Decides every answer and keeps the counters; independent of sockets so all policy sits in one place.
+final class StandInEngine: Sendable {
+    private struct State {
+        /// Current limits, faults and latency.
+        var behaviour: StandInBehaviour
+        /// Decides which requests fault, in arrival order.
+        var faultGenerator: SplitMix64
+        /// Requests to `/`.
+        var totalRequests = 0
+        /// Requests to `/__standin/…`.
+        var controlRequests = 0
+        /// Accepted TCP connections.
+        var connectionsAccepted = 0
+        /// Counters per accepted key.
+        var keyCounters: [StandInCounters]
+        /// Quota used per accepted key since the last reset.
+        var usedToday: [Int]
+        /// Counters of requests without an accepted key.
+        var unaccepted = StandInCounters()
+        /// Injected faults by kind name.
+        var faultsByKind: [String: Int] = [:]
+
+        /// Fresh counters for `keyCount` keys.
+        init(behaviour: StandInBehaviour, keyCount: Int) {
+            self.behaviour = behaviour
+            faultGenerator = SplitMix64(seed: behaviour.seed)
+            keyCounters = Array(repeating: StandInCounters(), count: keyCount)
+            usedToday = Array(repeating: 0, count: keyCount)
+        }
+    }
+
+    private let corpus: FilmCorpus
+    private let keyIndex: [String: Int]
+    private let fingerprints: [String]
+    private let state: Locked<State>
+
+    /// Creates an engine for the configured keys, corpus and behaviour.
+    init(configuration: StandInConfiguration) {
+        corpus = configuration.corpus
+        var keyIndex: [String: Int] = [:]
+        for (index, key) in configuration.apiKeys.enumerated() where keyIndex[key] == nil {
+            keyIndex[key] = index
+        }
+        self.keyIndex = keyIndex
+        fingerprints = configuration.apiKeys.map(StandInConfiguration.fingerprint(ofKey:))
+        state = Locked(State(behaviour: configuration.behaviour, keyCount: configuration.apiKeys.count))
+    }
+
+    // MARK: - Introspection
+
+    /// Counts an accepted connection.
+    func noteConnectionAccepted() {
+        state.withLock { $0.connectionsAccepted += 1 }
+    }
+
+    /// A snapshot of all counters.
+    func stats() -> StandInStats {
+        state.withLock { state in
+            StandInStats(
+                totalRequests: state.totalRequests,
+                controlRequests: state.controlRequests,
+                connectionsAccepted: state.connectionsAccepted,
+                keys: state.keyCounters.indices.map { index in
+                    StandInKeyStats(
+                        index: index, fingerprint: fingerprints[index], usedToday: state.usedToday[index],
+                        counters: state.keyCounters[index])
+                },
+                unaccepted: state.unaccepted,
+                faultsByKind: state.faultsByKind)
+        }
+    }
+
+    /// The counters of an accepted key, nil for others.
+    func counters(forKey key: String) -> StandInCounters? {
+        guard let index = keyIndex[key] else { return nil }
+        return state.withLock { $0.keyCounters[index] }
+    }
+
+    /// The current behaviour.
+    var behaviour: StandInBehaviour {
+        state.withLock { $0.behaviour }
+    }
+
+    /// Zeroes every counter and each key's daily usage, and restarts the fault sequence from its seed.
+    func reset() {
+        state.withLock { state in
+            state = State(behaviour: state.behaviour, keyCount: state.keyCounters.count)
+        }
+    }
+
+    /// Replaces the behaviour; the fault sequence restarts when the seed changes.
+    func updateBehaviour(_ behaviour: StandInBehaviour) {
+        state.withLock { state in
+            if behaviour.seed != state.behaviour.seed { state.faultGenerator = SplitMix64(seed: behaviour.seed) }
+            state.behaviour = behaviour
+        }
+    }
+
+    // MARK: - Answers
+
+    /// Decides the answer to one request and counts it.
+    func handle(_ request: HTTPRequest) -> StandInReply {
+        if request.path.hasPrefix("/__standin/") {
+            state.withLock { $0.controlRequests += 1 }
+            return StandInReply(action: .respond(control(request)))
+        }
+        guard request.path == "/" else {
+            return StandInReply(action: .respond(.text("Not Found", status: 404)))
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return StandInReply(
+                action: .respond(.text("Method Not Allowed", status: 405, extraHeaders: [("Allow", "GET")])))
+        }
+        return omdb(request)
+    }
+
+    private func omdb(_ request: HTTPRequest) -> StandInReply {
+        state.withLock { state in
+            state.totalRequests += 1
+            let delay = state.behaviour.latencyMilliseconds
+            func answer(_ response: HTTPResponse) -> StandInReply {
+                StandInReply(action: .respond(response), delayMilliseconds: delay)
+            }
+            guard let key = request.query["apikey"], !key.isEmpty else {
+                state.unaccepted.requests += 1
+                state.unaccepted.missingKey += 1
+                return answer(.omdbError("No API key provided.", status: 401))
+            }
+            guard let index = keyIndex[key] else {
+                state.unaccepted.requests += 1
+                state.unaccepted.invalidKey += 1
+                return answer(.omdbError("Invalid API key!", status: 401))
+            }
+            state.keyCounters[index].requests += 1
+            state.usedToday[index] += 1
+            let overDaily = state.behaviour.dailyLimit.map { state.usedToday[index] > $0 } ?? false
+            let overTotal = state.behaviour.limitAfter.map { state.totalRequests > $0 } ?? false
+            if overDaily || overTotal {
+                state.keyCounters[index].limitReached += 1
+                return answer(.omdbError("Request limit reached!", status: 401))
+            }
+            let lookup = lookUp(request.query)
+            if let fault = drawFault(&state) {
+                state.keyCounters[index].faults += 1
+                state.faultsByKind[fault.rawValue, default: 0] += 1
+                return StandInReply(
+                    action: Self.action(for: fault, body: lookup.response.body), delayMilliseconds: delay)
+            }
+            switch lookup.outcome {
+            case .film: state.keyCounters[index].films += 1
+            case .notFound: state.keyCounters[index].notFound += 1
+            case .badRequest: state.keyCounters[index].badRequests += 1
+            }
+            return answer(lookup.response)
+        }
+    }
+
+    private enum LookupOutcome { case film, notFound, badRequest }
+
+    private func lookUp(_ query: [String: String]) -> (outcome: LookupOutcome, response: HTTPResponse) {
+        if let id = query["i"] {
+            guard let body = corpus.body(forID: id) else { return (.notFound, .omdbError("Incorrect IMDb ID.")) }
+            return (.film, HTTPResponse(status: 200, body: body))
+        }
+        if let title = query["t"], !title.isEmpty {
+            guard let id = corpus.imdbID(forTitle: title, year: query["y"]), let body = corpus.body(forID: id) else {
+                return (.notFound, .omdbError("Movie not found!"))
+            }
+            return (.film, HTTPResponse(status: 200, body: body))
+        }
+        return (.badRequest, .omdbError("Something went wrong."))
+    }
+
+    private func drawFault(_ state: inout State) -> FaultKind? {
+        let behaviour = state.behaviour
+        guard behaviour.faultRate > 0, !behaviour.faults.isEmpty else { return nil }
+        guard state.faultGenerator.unit() < behaviour.faultRate else { return nil }
+        return state.faultGenerator.pick(behaviour.faults)
+    }
+
+    private static func action(for fault: FaultKind, body: [UInt8]) -> StandInReply.Action {
+        switch fault {
+        case .internalServerError: .respond(.text("Internal Server Error", status: 500))
+        case .serviceUnavailable: .respond(.text("Service Unavailable", status: 503))
+        case .tooManyRequests: .respond(.text("Too Many Requests", status: 429))
+        case .tooManyRequestsRetryAfter:
+            .respond(.text("Too Many Requests", status: 429, extraHeaders: [("Retry-After", "1")]))
+        case .serviceUnavailableRetryAfter:
+            .respond(.text("Service Unavailable", status: 503, extraHeaders: [("Retry-After", "1")]))
+        case .reset: .reset
+        case .truncate: .truncate(HTTPResponse(status: 200, body: body))
+        case .malformed: .respond(HTTPResponse(status: 200, body: Array(body.prefix(max(1, body.count / 2)))))
+        case .errorGettingData: .respond(.omdbError("Error getting data."))
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import OMDbStandIn
+
+extension OMDbStandInCommand {
+    /// `omdb-standin serve`: answer OMDb requests on 127.0.0.1 until SIGTERM or SIGINT.
+    struct Serve: ParsableCommand {
+        /// Help text, including the endpoints and fault names.
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the corpus on 127.0.0.1 (the default subcommand).",
+            discussion: """
+                Prints exactly one line to stdout once listening:
+                  omdb-standin listening on 127.0.0.1:PORT
+                API keys come from OMDB_STANDIN_KEYS (comma-separated; default 'demo').
+
+                OMDb endpoint (every request counts against its key, limit answers
+                and faults included):
+                  GET /?apikey=KEY&i=ttNNNNNNN     the film's stored JSON
+                  GET /?apikey=KEY&t=TITLE[&y=Y]   exact, case-insensitive title
+                Errors, as {"Response":"False","Error":"..."}:
+                  401 No API key provided. | Invalid API key! | Request limit reached!
+                  200 Incorrect IMDb ID. (unknown ID) | Movie not found! (title)
+
+                Control endpoints (never counted):
+                  GET  /__standin/stats    counters as JSON (keys by index/fingerprint)
+                  POST /__standin/reset    zero counters and daily usage (new day)
+                  GET  /__standin/faults   current limits, faults, latency
+                  POST /__standin/faults?fault-rate=F&faults=LIST&seed=S
+                       &latency-ms=N&limit-after=N|none&daily-limit=N|none
+
+                Faults for --faults (comma-separated, or 'all'): 500, 503, 429,
+                429-retry-after, 503-retry-after, reset, truncate, malformed,
+                error-getting-data.
+                """
+        )
+
+        /// Port on 127.0.0.1.
+        @Option(help: "Port on 127.0.0.1; 0 picks a free one.")
+        var port: Int = 8765
+
+        /// Corpus directory; nil serves a generated corpus.
+        @Option(help: "Directory of <imdbID>.json files to serve (default: a generated corpus).")
+        var corpus: String?
+
+        /// Films to generate without `--corpus`.
+        @Option(help: "Films to generate when --corpus is absent.")
+        var generate: Int = 300
+
+        /// Seed of the generated corpus.
+        @Option(help: "Seed of the generated corpus when --corpus is absent.")
+        var corpusSeed: UInt64 = 1
+
+        /// Per-key daily request limit.
+        @Option(help: "Requests per key per quota day; request N+1 gets 'Request limit reached!' (default: unlimited).")
+        var dailyLimit: Int?
+
+        /// Total requests after which every key is limited.
+        @Option(help: "After N requests in total, every key gets 'Request limit reached!'.")
+        var limitAfter: Int?
+
+        /// Fraction of requests faulted.
+        @Option(help: "Fraction (0-1) of requests answered with a fault from --faults.")
+        var faultRate: Double = 0
+
+        /// Comma-separated fault names.
+        @Option(help: "Comma-separated faults to draw from, or 'all'.")
+        var faults: String = ""
+
+        /// Fault sequence seed.
+        @Option(help: "Seed of the fault sequence.")
+        var seed: UInt64 = 1
+
+        /// Delay before every OMDb answer.
+        @Option(help: "Milliseconds added before every OMDb answer.")
+        var latencyMs: Int = 0
+
+        /// Checks ranges and fault names before anything starts.
+        func validate() throws {
+            guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
+            guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be within 0...1") }
+            guard latencyMs >= 0 else { throw ValidationError("--latency-ms must not be negative") }
+            guard (dailyLimit ?? 0) >= 0, (limitAfter ?? 0) >= 0 else {
+                throw ValidationError("--daily-limit and --limit-after must not be negative")
+            }
+            guard (1...CorpusGenerator.maximumCount).contains(generate) else {
+                throw ValidationError("--generate must be within 1...\(CorpusGenerator.maximumCount)")
+            }
+            do {
+                _ = try FaultKind.parseList(faults)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+
+        /// Starts the server, prints the listening line, and serves until SIGTERM or SIGINT.
+        func run() throws {
+            let films: FilmCorpus
+            if let corpus {
+                do {
+                    films = try FilmCorpus(directory: URL(fileURLWithPath: corpus))
+                } catch {
+                    throw failure("\(error)", exitCode: 66)
+                }
+            } else {
+                films = FilmCorpus(generatedCount: generate, seed: corpusSeed)
+            }
+            let keys = StandInConfiguration.apiKeys(
+                fromEnvironmentValue: ProcessInfo.processInfo.environment["OMDB_STANDIN_KEYS"])
+            let behaviour = StandInBehaviour(
+                dailyLimit: dailyLimit, limitAfter: limitAfter, faultRate: faultRate,
+                faults: (try? FaultKind.parseList(faults)) ?? [], seed: seed, latencyMilliseconds: latencyMs)
+            let server = OMDbStandInServer(
+                configuration: StandInConfiguration(port: port, apiKeys: keys, corpus: films, behaviour: behaviour))
+            let boundPort: Int
+            do {
+                boundPort = try server.start()
+            } catch {
+                throw failure("cannot start: \(error)", exitCode: 69)
+            }
+            let signalSources = [SIGTERM, SIGINT].map { number in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { server.stop() }
+                source.resume()
+                return source
+            }
+            // Written straight to the file descriptor, so scripts see it at once whatever stdout is.
+            FileHandle.standardOutput.write(Data("omdb-standin listening on 127.0.0.1:\(boundPort)\n".utf8))
+            standardError(
+                "omdb-standin: \(films.count) films, \(keys.count) key(s), daily limit \(dailyLimit.map(String.init) ?? "none")"
+            )
+            server.waitUntilStopped()
+            signalSources.forEach { $0.cancel() }
+            let stats = server.stats()
+            standardError("omdb-standin: stopped after \(stats.totalRequests) requests")
+        }
+    }
+}
+
+/// Prints `message` to stderr and returns the exit code to throw (sysexits-style).
+func failure(_ message: String, exitCode: Int32) -> ExitCode {
+    standardError("omdb-standin: \(message)")
+    return ExitCode(exitCode)
+}
+
+/// Writes one line to stderr (stdout carries only the listening line).
+func standardError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

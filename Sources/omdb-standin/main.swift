@@ -1,2 +1,0 @@
-import OMDbStandIn
-print("omdb-standin")

@@ -1,0 +1,141 @@
+import Foundation
+import OMDbStandIn
+import Testing
+
+/// Keep-alive, concurrency and robustness of the socket layer.
+@Suite struct ConnectionTests {
+    /// Many requests share one keep-alive connection.
+    @Test func manyRequestsShareOneKeepAliveConnection() throws {
+        try StandInHarness.withServer { server, port in
+            let connection = try RawHTTPConnection(port: port)
+            for round in 0..<500 {
+                let film = StandInHarness.films[round % StandInHarness.films.count]
+                let response = try connection.get("/?apikey=demo&i=\(film.imdbID)")
+                #expect(response.body == film.body)
+                #expect(response.headers["connection"] == "keep-alive")
+            }
+            #expect(server.stats().connectionsAccepted == 1)
+            #expect(server.requestCount(forKey: "demo") == 500)
+        }
+    }
+
+    /// `Connection: close` is honoured.
+    @Test func connectionCloseIsHonoured() throws {
+        let film = StandInHarness.firstFilm(of: .movie)
+        try StandInHarness.withServer { _, port in
+            let connection = try RawHTTPConnection(port: port)
+            let response = try connection.get("/?apikey=demo&i=\(film.imdbID)", close: true)
+            #expect(response.body == film.body)
+            #expect(response.headers["connection"] == "close")
+            #expect(connection.peerClosed())
+        }
+    }
+
+    /// Pipelined requests are answered in order.
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let films = Array(StandInHarness.films.prefix(5))
+        try StandInHarness.withServer { _, port in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send(
+                raw: films.map { "GET /?apikey=demo&i=\($0.imdbID) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
+            for film in films {
+                #expect(try connection.readResponse().body == film.body)
+            }
+        }
+    }
+
+    /// Thirty-two concurrent keep-alive connections are served.
+    @Test func thirtyTwoConcurrentKeepAliveConnectionsAreServed() throws {
+        try StandInHarness.withServer { server, port in
+            let connections = try (0..<32).map { _ in try RawHTTPConnection(port: port) }
+            for round in 0..<20 {
+                // Every connection has a request in flight before any answer is read.
+                for (index, connection) in connections.enumerated() {
+                    let film = StandInHarness.films[(round + index) % StandInHarness.films.count]
+                    try connection.sendRequest("/?apikey=demo&i=\(film.imdbID)")
+                }
+                for (index, connection) in connections.enumerated() {
+                    let film = StandInHarness.films[(round + index) % StandInHarness.films.count]
+                    #expect(try connection.readResponse().body == film.body)
+                }
+            }
+            #expect(server.stats().connectionsAccepted == 32)
+            #expect(server.requestCount(forKey: "demo") == 640)
+        }
+    }
+
+    /// Parallel clients are all counted.
+    @Test func parallelClientsAreAllCounted() throws {
+        try StandInHarness.withServer { server, port in
+            let failures = Locked(0)
+            DispatchQueue.concurrentPerform(iterations: 8) { worker in
+                do {
+                    let connection = try RawHTTPConnection(port: port)
+                    for round in 0..<100 {
+                        let film = StandInHarness.films[(worker * 7 + round) % StandInHarness.films.count]
+                        if try connection.get("/?apikey=demo&i=\(film.imdbID)").body != film.body {
+                            failures.withLock { $0 += 1 }
+                        }
+                    }
+                } catch {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+            #expect(failures.withLock { $0 } == 0)
+            #expect(server.stats().totalRequests == 800)
+        }
+    }
+
+    /// Clients vanishing mid-request do not hurt the server.
+    @Test func clientsVanishingMidRequestDoNotHurtTheServer() throws {
+        let film = StandInHarness.firstFilm(of: .movie)
+        try StandInHarness.withServer { server, port in
+            do {
+                let partial = try RawHTTPConnection(port: port)
+                try partial.send(raw: "GET /?apikey=demo&i=\(film.imdbID) HTTP/1.1\r\nHo")
+            }
+            for _ in 0..<20 {
+                // Full requests whose answers nobody reads: the server writes into a closed socket.
+                let impatient = try RawHTTPConnection(port: port)
+                try impatient.send(raw: "GET /?apikey=demo&i=\(film.imdbID) HTTP/1.1\r\nHost: x\r\n\r\n")
+            }
+            do {
+                let garbage = try RawHTTPConnection(port: port)
+                try garbage.send(raw: "\u{1}\u{2} nonsense\r\n\r\n")
+                #expect(try garbage.readResponse().status == 400)
+            }
+            let response = try RawHTTPConnection(port: port).get("/?apikey=demo&i=\(film.imdbID)")
+            #expect(response.body == film.body)
+            #expect(server.port == port)
+        }
+    }
+
+    /// Stop releases the port and answers no more.
+    @Test func stopReleasesThePortAndAnswersNoMore() throws {
+        let server = OMDbStandInServer(configuration: StandInConfiguration(corpus: StandInHarness.corpus))
+        let port = try server.start()
+        let connection = try RawHTTPConnection(port: port)
+        #expect(try connection.get("/__standin/stats").status == 200)
+        server.stop()
+        server.stop()
+        #expect(server.port == nil)
+        #expect(connection.peerClosed())
+        #expect(throws: RawHTTPError.self) { try RawHTTPConnection(port: port) }
+    }
+}
+
+/// A lock-protected value for test bookkeeping across threads.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    /// Wraps `value`.
+    init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with exclusive access.
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
