@@ -2,7 +2,7 @@
 # Installs the Debian packages filmcache builds, tests and benchmarks with, when any is missing.
 set -euo pipefail
 
-wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config sqlite3 nginx-light time python3)
+wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

@@ -101,9 +101,16 @@ final class StandInProcess: @unchecked Sendable {
 
     /// The stand-in's total request count, from its stats endpoint.
     func requestCount() throws -> Int {
-        let data = try Data(contentsOf: URL(string: baseURL + "__standin/stats")!)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-fsS", baseURL + "__standin/stats"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        guard let total = object?["total"] as? Int else { throw StandInError.badStats(String(decoding: data, as: UTF8.self)) }
+        guard let total = object?["totalRequests"] as? Int else { throw StandInError.badStats(String(decoding: data, as: UTF8.self)) }
         return total
     }
 
