@@ -27,6 +27,6 @@ public enum SummaryReport {
         case .tooManyFailures?: out += "stopped early: too many failures in a row; the rest resumes next run\n"
         case nil: out += "done\n"
         }
-        return out
+        return String(out.dropLast())
     }
 }
