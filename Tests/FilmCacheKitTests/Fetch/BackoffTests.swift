@@ -3,8 +3,10 @@ import Foundation
 import Testing
 
 extension FetchPolicyTests {
+    /// Exponential backoff with full jitter, attempt limits and Retry-After.
     @Suite("Backoff")
     struct BackoffTests {
+        /// The per-film schedule under test, on the manual clock.
         typealias Schedule = RetrySchedule<ManualClock>
 
         @Test("the jitter ceiling doubles from the base and stops at the cap")

@@ -2,8 +2,10 @@ import FilmCacheKit
 import Testing
 
 extension FetchPolicyTests {
+    /// Pausing and stopping a run on consecutive transient failures.
     @Suite("CircuitBreaker")
     struct CircuitBreakerTests {
+        /// The breaker under test, on the manual clock.
         typealias Breaker = CircuitBreaker<ManualClock>
 
         @Test("failures below the pause threshold let work proceed")

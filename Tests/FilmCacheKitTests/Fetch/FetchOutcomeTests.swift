@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 extension FetchPolicyTests {
+    /// Classifying every OMDb status and message.
     @Suite("FetchOutcome")
     struct FetchOutcomeTests {
         /// One row of the classification table.
@@ -29,6 +30,7 @@ extension FetchPolicyTests {
             }
         }
 
+        /// Every status and message OMDb is known to send, and a few it might.
         static let table: [Row] = [
             // Films.
             Row(200, .film, .film),

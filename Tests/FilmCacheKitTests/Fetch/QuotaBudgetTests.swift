@@ -2,6 +2,7 @@ import FilmCacheKit
 import Testing
 
 extension FetchPolicyTests {
+    /// The daily budget after the reserve is kept back.
     @Suite("QuotaBudget")
     struct QuotaBudgetTests {
         @Test(

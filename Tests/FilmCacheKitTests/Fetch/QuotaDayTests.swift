@@ -3,8 +3,10 @@ import Foundation
 import Testing
 
 extension FetchPolicyTests {
+    /// Quota days in UTC and in zones with daylight saving.
     @Suite("QuotaDay")
     struct QuotaDayTests {
+        /// A zone with both daylight-saving switches.
         static let newYork = TestDates.zone("America/New_York")
 
         @Test("a UTC day runs from midnight to midnight")

@@ -8,6 +8,7 @@ private final class Recorder: Sendable {
 }
 
 extension FetchPolicyTests {
+    /// The actor around the limiter: concurrent acquirers on a manual clock.
     @Suite("RateGate")
     struct RateGateTests {
         /// Runs `count` concurrent acquirers, advancing the clock whenever all of them are asleep or done,

@@ -2,11 +2,15 @@ import FilmCacheKit
 import Testing
 
 extension FetchPolicyTests {
+    /// The GCRA limiter as a pure value: counts, windows, bursts, waits.
     @Suite("RateLimiter")
     struct RateLimiterTests {
+        /// The limiter under test, on the manual clock's instants.
         typealias Limiter = RateLimiter<ManualClock>
+        /// A manual clock instant.
         typealias Instant = ManualClock.Instant
 
+        /// Offset zero.
         static let origin = Instant(offset: .zero)
 
         /// Sends as fast as the limiter allows from the origin through `seconds` (inclusive).

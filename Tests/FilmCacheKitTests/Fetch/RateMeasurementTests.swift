@@ -2,10 +2,13 @@ import FilmCacheKit
 import Testing
 
 extension FetchPolicyTests {
+    /// Achieved-rate and busiest-window arithmetic over recorded send instants.
     @Suite("RateMeasurement")
     struct RateMeasurementTests {
+        /// A manual clock instant.
         typealias Instant = ManualClock.Instant
 
+        /// Instants at the given offsets from the origin.
         static func at(_ offsets: [Duration]) -> [Instant] {
             offsets.map { Instant(offset: $0) }
         }

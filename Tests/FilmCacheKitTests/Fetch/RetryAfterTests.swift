@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 extension FetchPolicyTests {
+    /// Parsing Retry-After headers and resolving them against the wall clock.
     @Suite("RetryAfter")
     struct RetryAfterTests {
         @Test(

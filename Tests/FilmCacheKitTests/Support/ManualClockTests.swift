@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+/// The test clock itself: sleeping, waking, cancelling.
 @Suite("ManualClock")
 struct ManualClockTests {
     @Test("a sleeper wakes only once the clock reaches its deadline")
