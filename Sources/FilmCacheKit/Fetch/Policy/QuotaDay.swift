@@ -1,0 +1,83 @@
+import Foundation
+
+/// One day of an OMDb key's quota: the calendar day in the quota's time zone, and when it begins and ends.
+///
+/// OMDb does not document when its day resets, so the zone is configuration (UTC by default).
+/// Days are calendar days in that zone, so around daylight-saving switches a quota day lasts
+/// 23 or 25 hours.
+public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The calendar day in ``timeZone``.
+    public let date: CalendarDate
+    /// The zone whose midnight resets the quota.
+    public let timeZone: TimeZone
+    /// The first instant of the day.
+    public let start: Date
+    /// The first instant of the next day: when the quota resets.
+    public let nextReset: Date
+
+    /// The zone used when none is configured.
+    public static let defaultTimeZone = TimeZone(secondsFromGMT: 0)!
+
+    /// The quota day that contains `instant`.
+    public init(containing instant: Date, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
+        let calendar = QuotaDay.calendar(in: timeZone)
+        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
+        self.init(
+            date: CalendarDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1),
+            start: calendar.startOfDay(for: instant),
+            calendar: calendar)
+    }
+
+    /// The quota day for a calendar day; `nil` if the day does not exist.
+    public init?(date: CalendarDate, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
+        guard CalendarDate.isValid(year: date.year, month: date.month, day: date.day) else { return nil }
+        let calendar = QuotaDay.calendar(in: timeZone)
+        // Noon exists on every day, even where a switch skips midnight.
+        let noonParts = DateComponents(year: date.year, month: date.month, day: date.day, hour: 12)
+        guard let noon = calendar.date(from: noonParts) else { return nil }
+        self.init(date: date, start: calendar.startOfDay(for: noon), calendar: calendar)
+    }
+
+    /// The quota day for a key such as `"2026-11-21"`; `nil` for anything else.
+    public init?(key: String, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
+        guard let date = CalendarDate(iso: key) else { return nil }
+        self.init(date: date, in: timeZone)
+    }
+
+    private init(date: CalendarDate, start: Date, calendar: Calendar) {
+        self.date = date
+        self.timeZone = calendar.timeZone
+        self.start = start
+        let noonParts = DateComponents(year: date.year, month: date.month, day: date.day + 1, hour: 12)
+        let nextNoon = calendar.date(from: noonParts) ?? start.addingTimeInterval(36 * 3_600)
+        self.nextReset = calendar.startOfDay(for: nextNoon)
+    }
+
+    /// The day as an ISO key, `"2026-11-21"`, for ledgers and reports.
+    public var key: String { date.description }
+
+    /// The day as an ISO key.
+    public var description: String { key }
+
+    /// How long the day lasts: 24 hours, or 23 or 25 across a daylight-saving switch.
+    public var length: Duration { Duration(timeInterval: nextReset.timeIntervalSince(start)) }
+
+    /// The following quota day.
+    public var next: QuotaDay { QuotaDay(containing: nextReset, in: timeZone) }
+
+    /// Whether `instant` falls within this day.
+    public func contains(_ instant: Date) -> Bool {
+        start <= instant && instant < nextReset
+    }
+
+    /// Orders days by when they start.
+    public static func < (a: QuotaDay, b: QuotaDay) -> Bool {
+        a.start < b.start
+    }
+
+    private static func calendar(in timeZone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+}

@@ -1,0 +1,119 @@
+import FilmCacheKit
+import Foundation
+import Testing
+
+extension FetchPolicyTests {
+    /// Quota days in UTC and in zones with daylight saving.
+    @Suite("QuotaDay")
+    struct QuotaDayTests {
+        /// A zone with both daylight-saving switches.
+        static let newYork = TestDates.zone("America/New_York")
+
+        @Test("a UTC day runs from midnight to midnight")
+        func utcDay() {
+            let day = QuotaDay(containing: TestDates.utc(2026, 11, 21, 13, 45, 0))
+            #expect(day.key == "2026-11-21")
+            #expect(day.date == CalendarDate(year: 2026, month: 11, day: 21))
+            #expect(day.start == TestDates.utc(2026, 11, 21))
+            #expect(day.nextReset == TestDates.utc(2026, 11, 22))
+            #expect(day.length == .seconds(86_400))
+            #expect(day.description == "2026-11-21")
+        }
+
+        @Test("midnight belongs to the new day, the second before to the old one")
+        func boundaries() {
+            #expect(QuotaDay(containing: TestDates.utc(2026, 11, 22)).key == "2026-11-22")
+            #expect(QuotaDay(containing: TestDates.utc(2026, 11, 21, 23, 59, 59)).key == "2026-11-21")
+            let day = QuotaDay(containing: TestDates.utc(2026, 11, 21, 12))
+            #expect(day.contains(day.start))
+            #expect(!day.contains(day.nextReset))
+            #expect(day.contains(day.nextReset.addingTimeInterval(-0.001)))
+        }
+
+        @Test("the year rolls over in UTC")
+        func yearBoundaryUTC() {
+            let day = QuotaDay(containing: TestDates.utc(2026, 12, 31, 23, 59, 59))
+            #expect(day.key == "2026-12-31")
+            #expect(day.nextReset == TestDates.utc(2027, 1, 1))
+            #expect(day.next.key == "2027-01-01")
+            #expect(day.next.start == day.nextReset)
+            #expect(day < day.next)
+        }
+
+        @Test("the year rolls over at New York's midnight, not UTC's")
+        func yearBoundaryNewYork() {
+            let lastEvening = QuotaDay(containing: TestDates.utc(2027, 1, 1, 4, 59, 59), in: Self.newYork)
+            #expect(lastEvening.key == "2026-12-31")
+            #expect(lastEvening.start == TestDates.utc(2026, 12, 31, 5))
+            #expect(lastEvening.nextReset == TestDates.utc(2027, 1, 1, 5))
+            #expect(QuotaDay(containing: TestDates.utc(2027, 1, 1, 5), in: Self.newYork).key == "2027-01-01")
+        }
+
+        @Test("the spring-forward day in New York lasts 23 hours")
+        func springForward() {
+            let day = QuotaDay(containing: TestDates.utc(2026, 3, 8, 12), in: Self.newYork)
+            #expect(day.key == "2026-03-08")
+            #expect(day.start == TestDates.utc(2026, 3, 8, 5))
+            #expect(day.nextReset == TestDates.utc(2026, 3, 9, 4))
+            #expect(day.length == .seconds(23 * 3_600))
+            // 01:59:59 EST and 03:00:00 EDT are one second apart and on the same day.
+            #expect(QuotaDay(containing: TestDates.utc(2026, 3, 8, 6, 59, 59), in: Self.newYork) == day)
+            #expect(QuotaDay(containing: TestDates.utc(2026, 3, 8, 7), in: Self.newYork) == day)
+        }
+
+        @Test("the fall-back day in New York lasts 25 hours, the repeated hour included")
+        func fallBack() {
+            let day = QuotaDay(containing: TestDates.utc(2026, 11, 1, 12), in: Self.newYork)
+            #expect(day.key == "2026-11-01")
+            #expect(day.start == TestDates.utc(2026, 11, 1, 4))
+            #expect(day.nextReset == TestDates.utc(2026, 11, 2, 5))
+            #expect(day.length == .seconds(25 * 3_600))
+            // 01:30 happens twice: 05:30Z (EDT) and 06:30Z (EST).
+            #expect(QuotaDay(containing: TestDates.utc(2026, 11, 1, 5, 30), in: Self.newYork) == day)
+            #expect(QuotaDay(containing: TestDates.utc(2026, 11, 1, 6, 30), in: Self.newYork) == day)
+            #expect(QuotaDay(containing: TestDates.utc(2026, 11, 2, 4, 59, 59), in: Self.newYork) == day)
+        }
+
+        @Test("leap day 2028-02-29 exists and is followed by March 1st")
+        func leapDay() throws {
+            let day = try #require(QuotaDay(key: "2028-02-29"))
+            #expect(day.next.key == "2028-03-01")
+            #expect(day.start == TestDates.utc(2028, 2, 29))
+        }
+
+        @Test("keys round-trip; impossible or malformed keys do not parse")
+        func keys() throws {
+            let day = try #require(QuotaDay(key: "2026-03-08", in: Self.newYork))
+            #expect(day.start == TestDates.utc(2026, 3, 8, 5))
+            #expect(day == QuotaDay(containing: day.start, in: Self.newYork))
+            #expect(
+                QuotaDay(date: CalendarDate(year: 2026, month: 11, day: 1), in: Self.newYork)
+                    == QuotaDay(key: "2026-11-01", in: Self.newYork))
+            for bad in ["2026-02-29", "2026-13-01", "2026-1-01", "garbage", ""] {
+                #expect(QuotaDay(key: bad) == nil, "\(bad)")
+            }
+        }
+
+        @Test(
+            "a whole year of days is contiguous, and only switch days differ from 24 hours",
+            arguments: [
+                "UTC", "America/New_York", "Europe/Berlin", "Australia/Sydney", "America/Santiago", "Asia/Kolkata",
+            ])
+        func contiguousYear(zoneName: String) throws {
+            let zone = TestDates.zone(zoneName)
+            var day = try #require(QuotaDay(key: "2026-01-01", in: zone))
+            var unusual = 0
+            for _ in 0..<366 {
+                let next = day.next
+                #expect(next.start == day.nextReset)
+                #expect(next.date > day.date)
+                #expect(day.contains(day.start) && !day.contains(day.nextReset))
+                #expect([23, 24, 25].map { Duration.seconds($0 * 3_600) }.contains(day.length), "\(day.key)")
+                if day.length != .seconds(86_400) { unusual += 1 }
+                day = next
+            }
+            #expect(day.key == "2027-01-02")
+            #expect(unusual == (["UTC", "Asia/Kolkata"].contains(zoneName) ? 0 : 2))
+        }
+    }
+}
