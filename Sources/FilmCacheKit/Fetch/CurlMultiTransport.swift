@@ -14,7 +14,7 @@ public final class CurlMultiTransport: HTTPTransport {
         public var maxInFlight: Int = 8
         public var connectTimeout: Duration = .seconds(10)
         public var totalTimeout: Duration = .seconds(30)
-        /// Larger bodies fail with `TransportError.bodyTooLarge` instead of growing memory.
+        /// Larger bodies fail with `TransportFailure.bodyTooLarge` instead of growing memory.
         public var maxBodyBytes: Int = 1 << 20
         public var userAgent: String = "filmcache/\(FilmCacheVersion.current) (libcurl)"
 
@@ -36,7 +36,7 @@ public final class CurlMultiTransport: HTTPTransport {
         loop.shutdown()
     }
 
-    public func get(_ url: String) async throws(TransportError) -> HTTPResponse {
+    public func get(_ url: String) async throws(TransportFailure) -> HTTPResponse {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<CurlResult, Never>) in
             loop.submit(Transfer(url: url, maxBodyBytes: loop.options.maxBodyBytes, continuation: continuation))
         }
@@ -49,7 +49,7 @@ public final class CurlMultiTransport: HTTPTransport {
     }
 }
 
-typealias CurlResult = Result<HTTPResponse, TransportError>
+typealias CurlResult = Result<HTTPResponse, TransportFailure>
 
 /// libcurl's process-wide initialization, done once.
 enum CurlGlobal {
@@ -224,7 +224,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Maps a libcurl result code onto the transport's error vocabulary.
-    static func error(_ code: CURLcode, tooLarge: Bool, limit: Int) -> TransportError {
+    static func error(_ code: CURLcode, tooLarge: Bool, limit: Int) -> TransportFailure {
         if tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .bodyTooLarge(limit: limit) }
         let text = String(cString: curl_easy_strerror(code))
         switch code {
@@ -232,7 +232,8 @@ final class CurlLoop: @unchecked Sendable {
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .connectFailed(text)
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING: return .connectionReset
         case CURLE_PARTIAL_FILE: return .truncated
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE: return .tls(text)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
+            return .connectFailed(text)
         default: return .other(text)
         }
     }

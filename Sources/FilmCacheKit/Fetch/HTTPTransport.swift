@@ -3,7 +3,7 @@
 /// Production uses `CurlMultiTransport`; unit tests may swap in a scripted one.
 public protocol HTTPTransport: Sendable {
     /// Performs one GET. Throws only for transport failures; any HTTP status is a response.
-    func get(_ url: String) async throws(TransportError) -> HTTPResponse
+    func get(_ url: String) async throws(TransportFailure) -> HTTPResponse
 }
 
 /// A complete HTTP response.
@@ -20,25 +20,3 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 }
 
-/// Why a request got no complete response.
-public enum TransportError: Error, Equatable, CustomStringConvertible {
-    case timeout
-    case connectFailed(String)
-    case connectionReset
-    case truncated
-    case bodyTooLarge(limit: Int)
-    case tls(String)
-    case other(String)
-
-    public var description: String {
-        switch self {
-        case .timeout: "timed out"
-        case .connectFailed(let why): "could not connect: \(why)"
-        case .connectionReset: "connection reset"
-        case .truncated: "response body truncated"
-        case .bodyTooLarge(let limit): "response body larger than \(limit) bytes"
-        case .tls(let why): "TLS failure: \(why)"
-        case .other(let why): why
-        }
-    }
-}

@@ -21,10 +21,15 @@ public struct WarmConfiguration: Sendable {
     public var dailyLimit = 1_000
     /// Percent of the daily limit left for the apps sharing the key.
     public var reservePercent: Double = 5
-    /// Attempts per ID within one run (the first try included) for transient failures.
-    public var maxAttempts = 3
-    /// Delay before the first retry; doubles each attempt.
-    public var retryBaseDelay: Duration = .milliseconds(250)
+    /// Requests per second (0 or less: unlimited) and the burst allowed on top.
+    public var rate: Double = 5
+    public var burst = 5
+    /// The time zone whose midnight starts a quota day.
+    public var quotaTimeZone = QuotaDay.defaultTimeZone
+    /// Retries of one ID within a run: exponential backoff with full jitter, `Retry-After` honoured.
+    public var backoff = Backoff(base: .seconds(1), cap: .seconds(30), maxAttempts: 4, maxWait: .seconds(120))
+    /// Pauses new work after repeated transient failures and ends the run after more.
+    public var circuitBreaker = CircuitBreaker<ContinuousClock>(pauseAfter: 8, stopAfter: 30, coolDown: .seconds(30))
     /// Films and lookups committed per transaction.
     public var batchSize = 256
 
@@ -34,10 +39,11 @@ public struct WarmConfiguration: Sendable {
         self.apiKey = apiKey
     }
 
-    /// Calls usable per day: the limit minus the reserve, rounded so the reserve is never eaten.
-    public var usableCalls: Int {
-        max(0, dailyLimit - Int((Double(dailyLimit) * reservePercent / 100).rounded(.up)))
-    }
+    /// The day's budget: the limit and the reserve left for the apps.
+    public var budget: QuotaBudget { QuotaBudget(limit: dailyLimit, reservePercent: reservePercent) }
+
+    /// The quota day an instant falls in.
+    public func quotaDay(containing instant: Date) -> QuotaDay { QuotaDay(containing: instant, in: quotaTimeZone) }
 
     /// The OMDb URL for one ID. It carries the key, so it is never logged.
     func url(for imdbID: String) -> String {

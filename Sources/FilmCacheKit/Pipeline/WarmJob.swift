@@ -57,25 +57,26 @@ public struct WarmJob: Sendable {
             ])
 
         let gate = QuotaGate(
-            store: store, key: configuration.apiKey.fingerprint, day: QuotaDayKey.utc(startedAt),
-            dailyLimit: configuration.dailyLimit, usable: configuration.usableCalls, block: configuration.maxInFlight)
+            store: store, key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: startedAt).key,
+            dailyLimit: configuration.dailyLimit, usable: configuration.budget.usable, block: configuration.maxInFlight)
         let writer = BatchWriter(store: store, batchSize: configuration.batchSize)
         let tally = Tally()
         let queue = WorkQueue(plan.toFetch)
+        let pacing = Pacing(configuration: configuration)
 
         let failure: WarmError?
         do {
             // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
             if let first = queue.next() {
                 try await record(
-                    try await fetch(first, gate: gate), for: first, writer: writer, tally: tally, queue: queue,
+                    try await fetch(first, gate: gate, pacing: pacing), for: first, writer: writer, tally: tally, queue: queue,
                     gate: gate)
             }
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
                 for _ in 0..<max(1, min(configuration.maxInFlight, plan.toFetch.count)) {
                     group.addTask {
                         while let id = queue.next() {
-                            let result = try await fetch(id, gate: gate)
+                            let result = try await fetch(id, gate: gate, pacing: pacing)
                             try await record(result, for: id, writer: writer, tally: tally, queue: queue, gate: gate)
                         }
                     }
@@ -102,8 +103,8 @@ public struct WarmJob: Sendable {
         let outcome = failure.map { "error: \($0)" } ?? summary.stopReason?.rawValue ?? "done"
         try? store.finishRun(id: runID, summary: summary, finishedAt: now(), outcome: outcome)
         if let failure { throw failure }
-        if counts.fetched == 0 && counts.notFound == 0 && counts.failed > 0 && counts.allFailuresUnreachable {
-            throw .unreachable(counts.lastFailure ?? "every request failed")
+        if counts.fetched == 0 && counts.notFound == 0, let why = pacing.unreachableOnly {
+            throw .unreachable(why)
         }
         return summary
     }
@@ -112,66 +113,92 @@ public struct WarmJob: Sendable {
     enum FetchResult: Sendable {
         case film(NormalizedFilm)
         case notFound(String)
-        case failed(String, httpStatus: Int?, unreachable: Bool)
+        case failed(String, httpStatus: Int?)
         case limitReached(String)
         case noBudget
+        /// The circuit breaker ended the run before this ID was sent.
+        case circuitOpen
     }
 
-    /// Fetches one ID, retrying transient failures with exponential backoff; every try is a counted call.
-    private func fetch(_ id: String, gate: QuotaGate) async throws -> FetchResult {
+    /// Fetches one ID, retrying transient failures with backoff; every try is a counted call.
+    ///
+    /// Each try waits for the circuit breaker and the rate limiter, then takes one call from
+    /// the quota gate before anything is sent.
+    private func fetch(_ id: String, gate: QuotaGate, pacing: Pacing) async throws -> FetchResult {
         let normalizer = FilmNormalizer()
+        let clock = ContinuousClock()
+        var schedule = RetrySchedule<ContinuousClock>(backoff: configuration.backoff)
         var attempt = 0
-        var lastFailure = FetchResult.failed("not attempted", httpStatus: nil, unreachable: false)
-        while attempt < configuration.maxAttempts {
-            if attempt > 0 {
-                try await Task.sleep(for: configuration.retryBaseDelay * (1 << (attempt - 1)))
+        while true {
+            switch pacing.breakerCheck(at: clock.now) {
+            case .proceed: break
+            case .pause(let until): try await clock.sleep(until: until)
+            case .stop: return .circuitOpen
             }
+            try await pacing.rateGate?.acquire()
+            guard try gate.acquire() else { return .noBudget }
             attempt += 1
-            guard try gate.acquire() else { return attempt == 1 ? .noBudget : lastFailure }
-            let response: HTTPResponse
+            var response = HTTPResponse(status: 0, body: [])
+            var failure: TransportFailure?
             do {
                 response = try await transport.get(configuration.url(for: id))
             } catch {
-                let unreachable = if case .connectFailed = error { true } else { false }
-                lastFailure = .failed("\(error) (attempt \(attempt))", httpStatus: nil, unreachable: unreachable)
-                logger.debug("transient failure", metadata: ["imdb_id": "\(id)", "error": "\(error)"])
-                continue
+                failure = error
             }
-            let body: OMDbBody
-            do {
-                body = try normalizer.decode(response.body)
-            } catch {
-                if response.status == 200 {
-                    lastFailure = .failed("\(error) (attempt \(attempt))", httpStatus: 200, unreachable: false)
-                    continue
+            var decoded: OMDbBody?
+            let body: FetchOutcome.Body
+            if failure != nil {
+                body = .malformed
+            } else {
+                switch try? normalizer.decode(response.body) {
+                case .film(let dto)?:
+                    decoded = .film(dto)
+                    body = .film
+                case .error(let message)?: body = .error(message)
+                case nil: body = .malformed
                 }
-                body = .error("HTTP \(response.status)")
             }
-            switch body {
-            case .film(let dto):
-                if response.status == 200 {
-                    let raw = String(decoding: response.body, as: UTF8.self)
-                    return .film(normalizer.normalize(dto, imdbID: id, raw: raw, fetchedAt: now()))
+            let outcome = FetchOutcome.classify(
+                status: response.status, body: body, transportFailure: failure, retryAfter: response.retryAfter)
+            switch outcome {
+            case .film:
+                pacing.recordSuccess()
+                guard case .film(let dto)? = decoded else { return .failed("no film body", httpStatus: 200) }
+                let raw = String(decoding: response.body, as: UTF8.self)
+                return .film(normalizer.normalize(dto, imdbID: id, raw: raw, fetchedAt: now()))
+            case .notFound(let message):
+                pacing.recordSuccess()
+                return .notFound(message)
+            case .limitReached(let message):
+                return .limitReached(message)
+            case .invalidKey(let message):
+                throw WarmError.invalidKey(message: message)
+            case .rejected(let status, let message):
+                pacing.recordSuccess()
+                return .failed("HTTP \(status)\(message.map { ": " + $0 } ?? "")", httpStatus: status)
+            case .transient(let reason, let retryAfter):
+                let what = Self.describe(reason, status: response.status) + " (attempt \(attempt))"
+                logger.debug("transient failure", metadata: ["imdb_id": "\(id)", "error": "\(what)"])
+                if case .transport(.connectFailed) = reason { pacing.noteUnreachable(what) }
+                if case .stop = pacing.recordFailure(at: clock.now) { return .failed(what, httpStatus: nil) }
+                let wait = retryAfter?.delay(relativeTo: now())
+                switch schedule.recordFailure(at: clock.now, retryAfter: wait) {
+                case .retry(let at): try await clock.sleep(until: at)
+                case .giveUp: return .failed(what, httpStatus: response.status == 0 ? nil : response.status)
                 }
-                lastFailure = .failed("HTTP \(response.status) (attempt \(attempt))", httpStatus: response.status,
-                    unreachable: false)
-            case .error(let message):
-                let lowered = message.lowercased()
-                if lowered.contains("limit reached") { return .limitReached(message) }
-                if response.status == 401 { throw WarmError.invalidKey(message: message) }
-                if response.status == 200 && Self.notFoundMessages.contains(lowered) { return .notFound(message) }
-                lastFailure = .failed(
-                    "HTTP \(response.status): \(message) (attempt \(attempt))", httpStatus: response.status,
-                    unreachable: false)
             }
         }
-        return lastFailure
     }
 
-    /// OMDb's answers that mean "there is no such title": permanent, cached as negative results.
-    static let notFoundMessages: Set<String> = [
-        "incorrect imdb id.", "movie not found!", "series not found!", "series or episode not found!",
-    ]
+    /// Words for a transient failure, for logs and the `lookups` table.
+    static func describe(_ reason: FetchOutcome.TransientReason, status: Int) -> String {
+        switch reason {
+        case .transport(let failure): "\(failure)"
+        case .status(let code): "HTTP \(code)"
+        case .serviceError(let message): "HTTP \(status): \(message)"
+        case .malformedBody: "HTTP \(status): malformed body"
+        }
+    }
 
     private func record(
         _ result: FetchResult, for id: String, writer: BatchWriter, tally: Tally, queue: WorkQueue,
@@ -192,27 +219,28 @@ public struct WarmJob: Sendable {
                     imdbID: id, status: .notFound, message: message, httpStatus: 200, attemptedAt: at,
                     nextAttemptAt: at.addingTimeInterval(configuration.notFoundTTL)))
             tally.withLock { $0.notFound += 1 }
-        case .failed(let message, let status, let unreachable):
+        case .failed(let message, let status):
             logger.warning("fetch failed", metadata: ["imdb_id": "\(id)", "error": "\(message)"])
             try await writer.add(
                 LookupRecord(
                     imdbID: id, status: .failed, message: message, httpStatus: status, attemptedAt: at,
                     nextAttemptAt: at.addingTimeInterval(configuration.failureRetryDelay)))
-            tally.withLock {
-                $0.failed += 1
-                $0.lastFailure = message
-                if !unreachable { $0.allFailuresUnreachable = false }
-            }
+            tally.withLock { $0.failed += 1 }
         case .limitReached(let message):
             logger.warning("OMDb daily limit reached; stopping", metadata: ["imdb_id": "\(id)", "message": "\(message)"])
             gate.close()
             queue.putBack(id)
             queue.close()
-            try store.markExhausted(key: configuration.apiKey.fingerprint, day: QuotaDayKey.utc(at), at: at)
+            try store.markExhausted(
+                key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: at).key, at: at)
             tally.withLock { $0.stopReason = .limitReached }
         case .noBudget:
             queue.putBack(id)
             queue.close()
+        case .circuitOpen:
+            queue.putBack(id)
+            queue.close()
+            tally.withLock { $0.stopReason = .tooManyFailures }
         }
     }
 
@@ -240,8 +268,6 @@ public struct WarmJob: Sendable {
         var failed = 0
         var warnings = 0
         var stopReason: StopReason?
-        var allFailuresUnreachable = true
-        var lastFailure: String?
     }
 }
 
@@ -281,10 +307,4 @@ final class WorkQueue: Sendable {
 
     /// IDs never taken plus those put back.
     var remaining: Int { state.withLock { $0.ids.count - $0.next + $0.returned } }
-}
-
-/// The quota day as a `YYYY-MM-DD` key.
-enum QuotaDayKey {
-    /// The UTC calendar day of `instant`.
-    static func utc(_ instant: Date) -> String { String(Timestamp.format(instant).prefix(10)) }
 }

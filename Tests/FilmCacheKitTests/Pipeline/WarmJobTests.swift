@@ -13,7 +13,8 @@ import Testing
         var configuration = WarmConfiguration(
             databasePath: dir.file("cache.sqlite"), worklists: [list], apiKey: APIKey("test-key-1234")!)
         configuration.baseURL = "http://127.0.0.1:9/"
-        configuration.retryBaseDelay = .milliseconds(1)
+        configuration.rate = 0
+        configuration.backoff = Backoff(base: .milliseconds(1), cap: .milliseconds(4), maxAttempts: 3)
         configure(&configuration)
         let store = try CacheStore(path: configuration.databasePath, logger: SampleFilms.logger)
         return (WarmJob(configuration: configuration, store: store, transport: transport, logger: SampleFilms.logger), store)
@@ -22,7 +23,7 @@ import Testing
     static func ids(_ n: Int) -> [String] { (1...n).map { "tt" + String(1_000_000 + $0) } }
 
     func ledgerUsed(_ store: CacheStore) throws -> Int {
-        try store.ledger(key: APIKey("test-key-1234")!.fingerprint, day: QuotaDayKey.utc(Date()))?.used ?? 0
+        try store.ledger(key: APIKey("test-key-1234")!.fingerprint, day: QuotaDay(containing: Date()).key)?.used ?? 0
     }
 
     @Test func fetchesStoresAndRecordsNotFoundThenSecondRunMakesNoCalls() async throws {
@@ -56,7 +57,7 @@ import Testing
         #expect(try ledgerUsed(store) == transport.requested.count)
         #expect(summary.deferred == 200 - 10)
         let key = APIKey("test-key-1234")!.fingerprint
-        #expect(try store.ledger(key: key, day: QuotaDayKey.utc(Date()))?.exhaustedAt != nil)
+        #expect(try store.ledger(key: key, day: QuotaDay(containing: Date()).key)?.exhaustedAt != nil)
 
         // The same day, a new run makes no call at all.
         let again = try await job.run()
@@ -87,7 +88,7 @@ import Testing
             default: ScriptedTransport.film(id)
             }
         }
-        let (job, store) = try job(Self.ids(5), transport: transport) { $0.maxAttempts = 3 }
+        let (job, store) = try job(Self.ids(5), transport: transport)
         let summary = try await job.run()
         #expect(summary.fetched == 4)
         #expect(summary.failed == 1)
@@ -96,6 +97,37 @@ import Testing
         #expect(try ledgerUsed(store) == transport.requested.count)
         let failure = try #require(try store.lookup("tt1000003"))
         #expect(failure.status == .failed && failure.message?.contains("attempt 3") == true)
+    }
+
+    @Test func aDeadServerTripsTheCircuitBreakerInsteadOfBurningTheBudget() async throws {
+        let transport = ScriptedTransport { _, _ in ScriptedTransport.error(503, "Service Unavailable") }
+        let (job, store) = try job(Self.ids(100), transport: transport) {
+            $0.maxInFlight = 1
+            $0.circuitBreaker = CircuitBreaker(pauseAfter: 3, stopAfter: 6, coolDown: .milliseconds(5))
+        }
+        let summary = try await job.run()
+        #expect(summary.stopReason == .tooManyFailures)
+        #expect(transport.requested.count == 6)
+        #expect(summary.calls == 6)
+        #expect(try ledgerUsed(store) == 6)
+        #expect(summary.deferred > 90)
+    }
+
+    @Test func retryAfterIsHonouredAndPermanentRejectionsAreNotRetried() async throws {
+        let transport = ScriptedTransport { id, attempt in
+            switch (id, attempt) {
+            case ("tt1000001", 1):
+                .success(HTTPResponse(status: 429, body: Array("slow down".utf8), retryAfter: "0"))
+            case ("tt1000002", _): ScriptedTransport.error(404, "Not here")
+            default: ScriptedTransport.film(id)
+            }
+        }
+        let (job, store) = try job(Self.ids(3), transport: transport)
+        let summary = try await job.run()
+        #expect(summary.fetched == 2 && summary.failed == 1)
+        #expect(transport.requested.filter { $0 == "tt1000001" }.count == 2)
+        #expect(transport.requested.filter { $0 == "tt1000002" }.count == 1)
+        #expect(try store.lookup("tt1000002")?.httpStatus == 404)
     }
 
     @Test func budgetCutsThePlanAndTheRestIsDeferred() async throws {
