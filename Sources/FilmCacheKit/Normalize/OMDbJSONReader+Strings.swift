@@ -1,0 +1,144 @@
+extension OMDbJSONReader {
+    enum Key {
+        case known(OMDbKey)
+        case unknown(String)
+    }
+
+    mutating func readKey(guess: OMDbKey?) throws(NormalizeError) -> Key {
+        let start = i + 1
+        var j = start
+        while j < count {
+            let b = base[j]
+            if b == Byte.quote {
+                i = j + 1
+                if let key = OMDbKey.match(base + start, count: j - start, guess: guess) { return .known(key) }
+                return .unknown(Self.makeString(base + start, j - start) ?? "?")
+            }
+            if b == Byte.backslash { break }
+            j += 1
+        }
+        let name = try readPlainKey()
+        if let key = OMDbKey.allCases.first(where: { $0.name == name }) { return .known(key) }
+        return .unknown(name)
+    }
+
+    /// Reads a key as text; keys never carry anomalies of their own, so bad UTF-8 is just repaired.
+    mutating func readPlainKey() throws(NormalizeError) -> String {
+        var ignored: [WireAnomaly] = []
+        return try readString(field: .error, anomalies: &ignored)
+    }
+
+    /// Reads the string at `i` (which is at its opening quote).
+    mutating func readString(field: OMDbKey, anomalies: inout [WireAnomaly]) throws(NormalizeError) -> String {
+        let start = i + 1
+        var j = start
+        while j < count {
+            let b = base[j]
+            if b == Byte.quote {
+                i = j + 1
+                if let s = Self.makeString(base + start, j - start) { return s }
+                anomalies.append(WireAnomaly(field: field.name, message: "invalid UTF-8, replaced with U+FFFD"))
+                return String(decoding: UnsafeBufferPointer(start: base + start, count: j - start), as: UTF8.self)
+            }
+            if b == Byte.backslash {
+                i = j
+                return try readEscapedString(from: start, field: field, anomalies: &anomalies)
+            }
+            j += 1
+        }
+        i = count
+        throw failure("the end of a string")
+    }
+
+    static func makeString(_ start: UnsafePointer<UInt8>, _ length: Int) -> String? {
+        String(validating: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
+    }
+
+    mutating func readEscapedString(
+        from start: Int, field: OMDbKey, anomalies: inout [WireAnomaly]
+    ) throws(NormalizeError) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: i - start))
+        var loneSurrogate = false
+        while i < count {
+            let b = base[i]
+            if b == Byte.quote {
+                i += 1
+                if loneSurrogate {
+                    anomalies.append(WireAnomaly(field: field.name, message: "lone UTF-16 surrogate replaced with U+FFFD"))
+                }
+                if let s = scratch.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) { return s }
+                anomalies.append(WireAnomaly(field: field.name, message: "invalid UTF-8, replaced with U+FFFD"))
+                return String(decoding: scratch, as: UTF8.self)
+            }
+            guard b == Byte.backslash else {
+                scratch.append(b)
+                i += 1
+                continue
+            }
+            guard i + 1 < count else { throw failure("an escape") }
+            let e = base[i + 1]
+            i += 2
+            switch e {
+            case Byte.quote, Byte.backslash, Byte.slash: scratch.append(e)
+            case UInt8(ascii: "b"): scratch.append(0x08)
+            case UInt8(ascii: "f"): scratch.append(0x0C)
+            case UInt8(ascii: "n"): scratch.append(0x0A)
+            case UInt8(ascii: "r"): scratch.append(0x0D)
+            case UInt8(ascii: "t"): scratch.append(0x09)
+            case UInt8(ascii: "u"):
+                var unit = try readHex4()
+                if (0xD800...0xDBFF).contains(unit) {
+                    if i + 1 < count, base[i] == Byte.backslash, base[i + 1] == UInt8(ascii: "u") {
+                        let save = i
+                        i += 2
+                        let low = try readHex4()
+                        if (0xDC00...0xDFFF).contains(low) {
+                            unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            i = save
+                            unit = 0xFFFD
+                            loneSurrogate = true
+                        }
+                    } else {
+                        unit = 0xFFFD
+                        loneSurrogate = true
+                    }
+                } else if (0xDC00...0xDFFF).contains(unit) {
+                    unit = 0xFFFD
+                    loneSurrogate = true
+                }
+                appendUTF8(Unicode.Scalar(unit) ?? "\u{FFFD}")
+            default:
+                i -= 1
+                throw failure("a valid escape")
+            }
+        }
+        throw failure("the end of a string")
+    }
+
+    mutating func readHex4() throws(NormalizeError) -> UInt32 {
+        guard i + 4 <= count else {
+            i = count
+            throw failure("four hex digits")
+        }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = base[i]
+            let d: UInt8
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = b - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = b - UInt8(ascii: "A") + 10
+            default: throw failure("a hex digit")
+            }
+            v = v << 4 | UInt32(d)
+            i += 1
+        }
+        return v
+    }
+
+    mutating func appendUTF8(_ scalar: Unicode.Scalar) {
+        for unit in UTF8.encode(scalar)! { scratch.append(unit) }
+    }
+}

@@ -1,0 +1,278 @@
+/// Reads OMDb's flat JSON (one object of strings plus a `Ratings` list of flat objects) straight from bytes.
+///
+/// A generic JSON tree costs two to three times as much as the whole normalization, so this
+/// reader fills an `IMDBFilmDTO` in one pass. It still accepts any valid JSON: a value of
+/// an unexpected shape is validated, skipped and recorded as a `WireAnomaly`; only bytes
+/// that are not JSON at all throw.
+struct OMDbJSONReader {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    var i = 0
+    /// Reused buffer for strings with escapes, so only the rare escaped string allocates.
+    var scratch: [UInt8] = []
+
+    /// Deeper nesting than this is not OMDb and is refused rather than recursed into.
+    static let maxDepth = 64
+
+    /// Reads one body; throws `.malformedJSON` when it is not a JSON object with a `Response`.
+    static func read(_ body: [UInt8]) throws(NormalizeError) -> OMDbBody {
+        let result = body.withUnsafeBufferPointer { buffer -> Result<OMDbBody, NormalizeError> in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return .failure(.malformedJSON("empty body")) }
+            var reader = OMDbJSONReader(base: base, count: buffer.count)
+            do throws(NormalizeError) {
+                return .success(try reader.readBody())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private init(base: UnsafePointer<UInt8>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    // MARK: - Top level
+
+    mutating func readBody() throws(NormalizeError) -> OMDbBody {
+        var dto = IMDBFilmDTO()
+        var response: String?
+        var errorText: String?
+        var seen: UInt64 = 0
+        var guess: OMDbKey? = .title
+        skipSpace()
+        guard i < count else { throw .malformedJSON("empty body") }
+        guard base[i] == Byte.leftBrace else {
+            let kind = try skipValue(depth: 0)
+            throw .malformedJSON("top level is \(kind), not an object")
+        }
+        i += 1
+        skipSpace()
+        if i < count, base[i] == Byte.rightBrace {
+            i += 1
+        } else {
+            members: while true {
+                guard i < count, base[i] == Byte.quote else { throw failure("a key") }
+                let key = try readKey(guess: guess)
+                skipSpace()
+                guard i < count, base[i] == Byte.colon else { throw failure("':' after a key") }
+                i += 1
+                skipSpace()
+                guard i < count else { throw failure("a value") }
+                switch key {
+                case .known(let k):
+                    guess = k.next
+                    if seen & (1 << UInt64(k.rawValue)) != 0 {
+                        dto.anomalies.append(WireAnomaly(field: k.name, message: "duplicate key; the last value is used"))
+                    }
+                    seen |= 1 << UInt64(k.rawValue)
+                    if k == .ratings {
+                        try readRatingsValue(into: &dto)
+                    } else if base[i] == Byte.quote {
+                        let s = try readString(field: k, anomalies: &dto.anomalies)
+                        assign(s, to: k, in: &dto, response: &response, error: &errorText)
+                    } else {
+                        let kind = try skipValue(depth: 0)
+                        assign(nil, to: k, in: &dto, response: &response, error: &errorText)
+                        dto.anomalies.append(WireAnomaly(field: k.name, message: "expected a string, found \(kind)"))
+                    }
+                case .unknown(let name):
+                    let kind = try skipValue(depth: 0)
+                    dto.anomalies.append(WireAnomaly(field: name, message: "unknown field (\(kind)), ignored"))
+                }
+                skipSpace()
+                guard i < count else { throw failure("',' or '}'") }
+                switch base[i] {
+                case Byte.comma:
+                    i += 1
+                    skipSpace()
+                case Byte.rightBrace:
+                    i += 1
+                    break members
+                default:
+                    throw failure("',' or '}'")
+                }
+            }
+        }
+        skipSpace()
+        guard i == count else { throw .malformedJSON("data after the object at byte \(i)") }
+        switch response {
+        case "True": return .film(dto)
+        case "False": return .error(errorText ?? "")
+        case let text?:
+            switch text.lowercased() {
+            case "true": return .film(dto)
+            case "false": return .error(errorText ?? "")
+            default: throw .malformedJSON("\"Response\" is \"\(text)\", neither True nor False")
+            }
+        case nil:
+            throw .malformedJSON("no \"Response\" string")
+        }
+    }
+
+    func assign(
+        _ s: String?, to key: OMDbKey, in dto: inout IMDBFilmDTO, response: inout String?, error: inout String?
+    ) {
+        switch key {
+        case .title: dto.title = s
+        case .year: dto.year = s
+        case .rated: dto.rated = s
+        case .released: dto.released = s
+        case .season: dto.season = s
+        case .episode: dto.episode = s
+        case .runtime: dto.runtime = s
+        case .genre: dto.genre = s
+        case .director: dto.director = s
+        case .writer: dto.writer = s
+        case .actors: dto.actors = s
+        case .plot: dto.plot = s
+        case .language: dto.language = s
+        case .country: dto.country = s
+        case .awards: dto.awards = s
+        case .poster: dto.poster = s
+        case .ratings: break
+        case .metascore: dto.metascore = s
+        case .imdbRating: dto.imdbRating = s
+        case .imdbVotes: dto.imdbVotes = s
+        case .imdbID: dto.imdbID = s
+        case .seriesID: dto.seriesID = s
+        case .type: dto.type = s
+        case .dvd: dto.dvd = s
+        case .boxOffice: dto.boxOffice = s
+        case .production: dto.production = s
+        case .website: dto.website = s
+        case .totalSeasons: dto.totalSeasons = s
+        case .response: response = s
+        case .error: error = s
+        }
+    }
+
+    // MARK: - Ratings
+
+    mutating func readRatingsValue(into dto: inout IMDBFilmDTO) throws(NormalizeError) {
+        dto.ratings = []
+        if base[i] == Byte.quote {
+            // OMDb never sends this, but "N/A" for the whole list means what it means elsewhere.
+            let s = try readString(field: .ratings, anomalies: &dto.anomalies)
+            if !FieldText.isAbsent(s) {
+                dto.anomalies.append(WireAnomaly(field: "Ratings", message: "expected a list, found string \"\(s)\""))
+            }
+            return
+        }
+        guard base[i] == Byte.leftBracket else {
+            let kind = try skipValue(depth: 0)
+            dto.anomalies.append(WireAnomaly(field: "Ratings", message: "expected a list, found \(kind)"))
+            return
+        }
+        i += 1
+        skipSpace()
+        if i < count, base[i] == Byte.rightBracket {
+            i += 1
+            return
+        }
+        var index = 0
+        while true {
+            guard i < count else { throw failure("a Ratings entry") }
+            if base[i] == Byte.leftBrace {
+                try readRatingEntry(index: index, into: &dto)
+            } else {
+                let kind = try skipValue(depth: 1)
+                dto.anomalies.append(
+                    WireAnomaly(field: "Ratings", message: "entry \(index + 1) is \(kind), not an object; skipped"))
+            }
+            index += 1
+            skipSpace()
+            guard i < count else { throw failure("',' or ']'") }
+            switch base[i] {
+            case Byte.comma:
+                i += 1
+                skipSpace()
+            case Byte.rightBracket:
+                i += 1
+                return
+            default:
+                throw failure("',' or ']'")
+            }
+        }
+    }
+
+    mutating func readRatingEntry(index: Int, into dto: inout IMDBFilmDTO) throws(NormalizeError) {
+        i += 1
+        skipSpace()
+        var source: String?
+        var value: String?
+        if i < count, base[i] == Byte.rightBrace {
+            i += 1
+        } else {
+            while true {
+                guard i < count, base[i] == Byte.quote else { throw failure("a key") }
+                let key = try readPlainKey()
+                skipSpace()
+                guard i < count, base[i] == Byte.colon else { throw failure("':' after a key") }
+                i += 1
+                skipSpace()
+                guard i < count else { throw failure("a value") }
+                let isSource = key == "Source"
+                if (isSource || key == "Value") && base[i] == Byte.quote {
+                    let s = try readString(field: .ratings, anomalies: &dto.anomalies)
+                    if isSource { source = s } else { value = s }
+                } else {
+                    let kind = try skipValue(depth: 2)
+                    dto.anomalies.append(
+                        WireAnomaly(field: "Ratings", message: "entry \(index + 1): \(key) is \(kind), ignored"))
+                }
+                skipSpace()
+                guard i < count else { throw failure("',' or '}'") }
+                if base[i] == Byte.comma {
+                    i += 1
+                    skipSpace()
+                } else if base[i] == Byte.rightBrace {
+                    i += 1
+                    break
+                } else {
+                    throw failure("',' or '}'")
+                }
+            }
+        }
+        if let source, let value {
+            dto.ratings.append(RatingDTO(source: source, value: value))
+        } else {
+            dto.anomalies.append(
+                WireAnomaly(field: "Ratings", message: "entry \(index + 1) lacks a Source or Value string; skipped"))
+        }
+    }
+
+    // MARK: - Helpers
+
+    @inline(__always)
+    mutating func skipSpace() {
+        while i < count {
+            switch base[i] {
+            case 0x20, 0x0A, 0x0D, 0x09: i += 1
+            default: return
+            }
+        }
+    }
+
+    /// A syntax error at `i`, worded for the log line of a failed fetch.
+    func failure(_ expected: String) -> NormalizeError {
+        if i >= count { return .malformedJSON("truncated: ended at byte \(count) while expecting \(expected)") }
+        let b = base[i]
+        let shown = b >= 0x20 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x\(String(b, radix: 16))"
+        return .malformedJSON("expected \(expected) at byte \(i), found \(shown)")
+    }
+}
+
+/// JSON's structural bytes.
+enum Byte {
+    static let quote = UInt8(ascii: "\"")
+    static let backslash = UInt8(ascii: "\\")
+    static let slash = UInt8(ascii: "/")
+    static let colon = UInt8(ascii: ":")
+    static let comma = UInt8(ascii: ",")
+    static let leftBrace = UInt8(ascii: "{")
+    static let rightBrace = UInt8(ascii: "}")
+    static let leftBracket = UInt8(ascii: "[")
+    static let rightBracket = UInt8(ascii: "]")
+}
