@@ -47,6 +47,24 @@ enum FieldText {
         String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
     }
 
+    /// Whether `range` spells `word` exactly.
+    @inline(__always)
+    static func equals(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: StaticString) -> Bool {
+        guard range.count == word.utf8CodeUnitCount else { return false }
+        let w = word.utf8Start
+        for (offset, k) in range.enumerated() where b[k] != w[offset] { return false }
+        return true
+    }
+
+    /// Whether `range` spells the lower-case ASCII `word` in any case.
+    @inline(__always)
+    static func equalsFolded(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: StaticString) -> Bool {
+        guard range.count == word.utf8CodeUnitCount else { return false }
+        let w = word.utf8Start
+        for (offset, k) in range.enumerated() where b[k] | 0x20 != w[offset] { return false }
+        return true
+    }
+
     @inline(__always)
     private static func digit(_ c: UInt8) -> Int? {
         let d = c &- UInt8(ascii: "0")

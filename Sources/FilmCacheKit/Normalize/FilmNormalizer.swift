@@ -18,7 +18,12 @@ public struct FilmNormalizer: Sendable {
 
     /// Decodes one OMDb body into its wire shape, or says why it is not an OMDb body.
     public func decode(_ body: [UInt8]) throws(NormalizeError) -> OMDbBody {
-        try OMDbJSONReader.read(body)
+        try OMDbJSONReader.read(body) { outcome, buffer in
+            switch outcome {
+            case .film(let raw): .film(raw.dto(in: buffer))
+            case .error(let message): .error(message)
+            }
+        }
     }
 
     /// Types every field of `dto`; what cannot be read becomes absent and yields a warning.
@@ -26,9 +31,9 @@ public struct FilmNormalizer: Sendable {
     /// `imdbID` is the ID that was requested; it wins over the body's own `imdbID`.
     /// `raw` is the body as text, kept verbatim in `rawJSON`.
     public func normalize(_ dto: IMDBFilmDTO, imdbID: String, raw: String, fetchedAt: Date) -> NormalizedFilm {
-        var fields = FieldNormalizer(imdbID: imdbID)
+        var fields = FieldNormalizer(imdbID: imdbID, raw: RawBody(dto), body: UnsafeBufferPointer(start: nil, count: 0))
         var film = IMDBFilm(imdbID: imdbID, lastFetched: fetchedAt, dataVersion: Self.dataVersion, rawJSON: raw)
-        fields.fill(&film, from: dto)
+        fields.fill(&film)
         return NormalizedFilm(film: film, warnings: fields.warnings)
     }
 
@@ -38,12 +43,18 @@ public struct FilmNormalizer: Sendable {
     public func normalize(body: [UInt8], requestedID: String, fetchedAt: Date) throws(NormalizeError)
         -> NormalizedBody
     {
-        switch try OMDbJSONReader.read(body) {
-        case .error(let message):
-            return .error(message)
-        case .film(let dto):
-            let raw = String(decoding: body, as: UTF8.self)
-            return .film(normalize(dto, imdbID: requestedID, raw: raw, fetchedAt: fetchedAt))
+        try OMDbJSONReader.read(body) { outcome, buffer in
+            switch outcome {
+            case .error(let message):
+                return .error(message)
+            case .film(let raw):
+                let text = String(decoding: buffer, as: UTF8.self)
+                var film = IMDBFilm(
+                    imdbID: requestedID, lastFetched: fetchedAt, dataVersion: Self.dataVersion, rawJSON: text)
+                var fields = FieldNormalizer(imdbID: requestedID, raw: raw, body: buffer)
+                fields.fill(&film)
+                return .film(NormalizedFilm(film: film, warnings: fields.warnings))
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ extension OMDbJSONReader {
             if b == Byte.quote {
                 i = j + 1
                 if let key = OMDbKey.match(base + start, count: j - start, guess: guess) { return .known(key) }
-                return .unknown(Self.makeString(base + start, j - start) ?? "?")
+                return .unknown(Self.makeString(base + start, j - start))
             }
             if b == Byte.backslash { break }
             j += 1
@@ -28,30 +28,61 @@ extension OMDbJSONReader {
         return try readString(field: .error, anomalies: &ignored)
     }
 
-    /// Reads the string at `i` (which is at its opening quote).
-    mutating func readString(field: OMDbKey, anomalies: inout [WireAnomaly]) throws(NormalizeError) -> String {
+    /// Reads the string at `i` (its opening quote) as a byte range when it needs no decoding.
+    mutating func readValue(field: OMDbKey, anomalies: inout [WireAnomaly]) throws(NormalizeError) -> RawValue {
         let start = i + 1
         var j = start
+        var high: UInt8 = 0
         while j < count {
             let b = base[j]
             if b == Byte.quote {
                 i = j + 1
-                if let s = Self.makeString(base + start, j - start) { return s }
+                if high & 0x80 == 0 || UTF8Check.isValid(UnsafeBufferPointer(start: base + start, count: j - start)) {
+                    return .bytes(start: start, end: j)
+                }
                 anomalies.append(WireAnomaly(field: field.name, message: "invalid UTF-8, replaced with U+FFFD"))
-                return String(decoding: UnsafeBufferPointer(start: base + start, count: j - start), as: UTF8.self)
+                return .text(Self.makeString(base + start, j - start))
             }
             if b == Byte.backslash {
                 i = j
-                return try readEscapedString(from: start, field: field, anomalies: &anomalies)
+                return .text(try readEscapedString(from: start, field: field, anomalies: &anomalies))
             }
+            high |= b
             j += 1
         }
         i = count
         throw failure("the end of a string")
     }
 
-    static func makeString(_ start: UnsafePointer<UInt8>, _ length: Int) -> String? {
-        String(validating: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
+    /// Reads the string at `i` (which is at its opening quote).
+    mutating func readString(field: OMDbKey, anomalies: inout [WireAnomaly]) throws(NormalizeError) -> String {
+        let start = i + 1
+        var j = start
+        var high: UInt8 = 0
+        while j < count {
+            let b = base[j]
+            if b == Byte.quote {
+                i = j + 1
+                let bytes = UnsafeBufferPointer(start: base + start, count: j - start)
+                if high & 0x80 != 0, !UTF8Check.isValid(bytes) {
+                    anomalies.append(WireAnomaly(field: field.name, message: "invalid UTF-8, replaced with U+FFFD"))
+                }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            if b == Byte.backslash {
+                i = j
+                return try readEscapedString(from: start, field: field, anomalies: &anomalies)
+            }
+            high |= b
+            j += 1
+        }
+        i = count
+        throw failure("the end of a string")
+    }
+
+    /// Text of bytes known to be a complete key, repaired if they are not UTF-8.
+    static func makeString(_ start: UnsafePointer<UInt8>, _ length: Int) -> String {
+        String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
     }
 
     mutating func readEscapedString(
@@ -67,8 +98,9 @@ extension OMDbJSONReader {
                 if loneSurrogate {
                     anomalies.append(WireAnomaly(field: field.name, message: "lone UTF-16 surrogate replaced with U+FFFD"))
                 }
-                if let s = scratch.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) { return s }
-                anomalies.append(WireAnomaly(field: field.name, message: "invalid UTF-8, replaced with U+FFFD"))
+                if !scratch.withUnsafeBufferPointer(UTF8Check.isValid) {
+                    anomalies.append(WireAnomaly(field: field.name, message: "invalid UTF-8, replaced with U+FFFD"))
+                }
                 return String(decoding: scratch, as: UTF8.self)
             }
             guard b == Byte.backslash else {

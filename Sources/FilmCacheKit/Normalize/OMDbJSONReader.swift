@@ -14,13 +14,17 @@ struct OMDbJSONReader {
     /// Deeper nesting than this is not OMDb and is refused rather than recursed into.
     static let maxDepth = 64
 
-    /// Reads one body; throws `.malformedJSON` when it is not a JSON object with a `Response`.
-    static func read(_ body: [UInt8]) throws(NormalizeError) -> OMDbBody {
-        let result = body.withUnsafeBufferPointer { buffer -> Result<OMDbBody, NormalizeError> in
+    /// Reads one body and hands what it found, with the body's bytes, to `use`.
+    ///
+    /// Throws `.malformedJSON` when the body is not a JSON object with a `Response`.
+    static func read<R>(
+        _ body: [UInt8], _ use: (RawOutcome, UnsafeBufferPointer<UInt8>) -> R
+    ) throws(NormalizeError) -> R {
+        let result = body.withUnsafeBufferPointer { buffer -> Result<R, NormalizeError> in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return .failure(.malformedJSON("empty body")) }
             var reader = OMDbJSONReader(base: base, count: buffer.count)
             do throws(NormalizeError) {
-                return .success(try reader.readBody())
+                return .success(use(try reader.readBody(), buffer))
             } catch {
                 return .failure(error)
             }
@@ -35,10 +39,8 @@ struct OMDbJSONReader {
 
     // MARK: - Top level
 
-    mutating func readBody() throws(NormalizeError) -> OMDbBody {
-        var dto = IMDBFilmDTO()
-        var response: String?
-        var errorText: String?
+    mutating func readBody() throws(NormalizeError) -> RawOutcome {
+        var dto = RawBody()
         var seen: UInt64 = 0
         var guess: OMDbKey? = .title
         skipSpace()
@@ -70,11 +72,10 @@ struct OMDbJSONReader {
                     if k == .ratings {
                         try readRatingsValue(into: &dto)
                     } else if base[i] == Byte.quote {
-                        let s = try readString(field: k, anomalies: &dto.anomalies)
-                        assign(s, to: k, in: &dto, response: &response, error: &errorText)
+                        dto.values[k.rawValue] = try readValue(field: k, anomalies: &dto.anomalies)
                     } else {
                         let kind = try skipValue(depth: 0)
-                        assign(nil, to: k, in: &dto, response: &response, error: &errorText)
+                        dto.values[k.rawValue] = .absent
                         dto.anomalies.append(WireAnomaly(field: k.name, message: "expected a string, found \(kind)"))
                     }
                 case .unknown(let name):
@@ -97,13 +98,14 @@ struct OMDbJSONReader {
         }
         skipSpace()
         guard i == count else { throw .malformedJSON("data after the object at byte \(i)") }
-        switch response {
+        let buffer = UnsafeBufferPointer(start: base, count: count)
+        switch dto[.response].string(in: buffer) {
         case "True": return .film(dto)
-        case "False": return .error(errorText ?? "")
+        case "False": return .error(dto[.error].string(in: buffer) ?? "")
         case let text?:
             switch text.lowercased() {
             case "true": return .film(dto)
-            case "false": return .error(errorText ?? "")
+            case "false": return .error(dto[.error].string(in: buffer) ?? "")
             default: throw .malformedJSON("\"Response\" is \"\(text)\", neither True nor False")
             }
         case nil:
@@ -111,46 +113,9 @@ struct OMDbJSONReader {
         }
     }
 
-    func assign(
-        _ s: String?, to key: OMDbKey, in dto: inout IMDBFilmDTO, response: inout String?, error: inout String?
-    ) {
-        switch key {
-        case .title: dto.title = s
-        case .year: dto.year = s
-        case .rated: dto.rated = s
-        case .released: dto.released = s
-        case .season: dto.season = s
-        case .episode: dto.episode = s
-        case .runtime: dto.runtime = s
-        case .genre: dto.genre = s
-        case .director: dto.director = s
-        case .writer: dto.writer = s
-        case .actors: dto.actors = s
-        case .plot: dto.plot = s
-        case .language: dto.language = s
-        case .country: dto.country = s
-        case .awards: dto.awards = s
-        case .poster: dto.poster = s
-        case .ratings: break
-        case .metascore: dto.metascore = s
-        case .imdbRating: dto.imdbRating = s
-        case .imdbVotes: dto.imdbVotes = s
-        case .imdbID: dto.imdbID = s
-        case .seriesID: dto.seriesID = s
-        case .type: dto.type = s
-        case .dvd: dto.dvd = s
-        case .boxOffice: dto.boxOffice = s
-        case .production: dto.production = s
-        case .website: dto.website = s
-        case .totalSeasons: dto.totalSeasons = s
-        case .response: response = s
-        case .error: error = s
-        }
-    }
-
     // MARK: - Ratings
 
-    mutating func readRatingsValue(into dto: inout IMDBFilmDTO) throws(NormalizeError) {
+    mutating func readRatingsValue(into dto: inout RawBody) throws(NormalizeError) {
         dto.ratings = []
         if base[i] == Byte.quote {
             // OMDb never sends this, but "N/A" for the whole list means what it means elsewhere.
@@ -197,11 +162,11 @@ struct OMDbJSONReader {
         }
     }
 
-    mutating func readRatingEntry(index: Int, into dto: inout IMDBFilmDTO) throws(NormalizeError) {
+    mutating func readRatingEntry(index: Int, into dto: inout RawBody) throws(NormalizeError) {
         i += 1
         skipSpace()
-        var source: String?
-        var value: String?
+        var source = RawValue.absent
+        var value = RawValue.absent
         if i < count, base[i] == Byte.rightBrace {
             i += 1
         } else {
@@ -215,8 +180,8 @@ struct OMDbJSONReader {
                 guard i < count else { throw failure("a value") }
                 let isSource = key == "Source"
                 if (isSource || key == "Value") && base[i] == Byte.quote {
-                    let s = try readString(field: .ratings, anomalies: &dto.anomalies)
-                    if isSource { source = s } else { value = s }
+                    let v = try readValue(field: .ratings, anomalies: &dto.anomalies)
+                    if isSource { source = v } else { value = v }
                 } else {
                     let kind = try skipValue(depth: 2)
                     dto.anomalies.append(
@@ -235,11 +200,12 @@ struct OMDbJSONReader {
                 }
             }
         }
-        if let source, let value {
-            dto.ratings.append(RatingDTO(source: source, value: value))
-        } else {
+        switch (source, value) {
+        case (.absent, _), (_, .absent):
             dto.anomalies.append(
                 WireAnomaly(field: "Ratings", message: "entry \(index + 1) lacks a Source or Value string; skipped"))
+        default:
+            dto.ratings.append(RawRating(source: source, value: value))
         }
     }
 

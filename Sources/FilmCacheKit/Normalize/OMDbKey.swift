@@ -4,6 +4,9 @@ enum OMDbKey: Int, CaseIterable, Sendable {
     case language, country, awards, poster, ratings, metascore, imdbRating, imdbVotes, imdbID, seriesID
     case type, dvd, boxOffice, production, website, totalSeasons, response, error
 
+    /// How many keys there are, without building `allCases`.
+    static let caseCount = 30
+
     /// OMDb's spelling of the key.
     var name: String {
         switch self {
