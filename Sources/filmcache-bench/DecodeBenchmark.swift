@@ -25,7 +25,9 @@ enum DecodeBenchmark {
         var checksum = 0
         repeat {
             for (body, id) in zip(bodies, ids) {
-                if case .film(let normalized)? = try? normalizer.normalize(body: body, requestedID: id, fetchedAt: fetchedAt) {
+                if case .film(let normalized)? = try? normalizer.normalize(
+                    body: body, requestedID: id, fetchedAt: fetchedAt)
+                {
                     films += 1
                     checksum &+= normalized.warnings.count &+ (normalized.film.runtimeMinutes ?? 0)
                 }
@@ -88,8 +90,12 @@ private struct BodyGenerator {
         "Action", "Adventure", "Drama", "Comedy", "Crime", "Sci-Fi", "Thriller", "Romance", "Animation",
         "Documentary", "Horror", "Mystery", "Fantasy", "Biography", "History", "Family",
     ]
-    private static let languages = ["English", "French", "Spanish", "German", "Korean", "Japanese", "Italian", "Mandarin"]
-    private static let countries = ["United States", "United Kingdom", "France", "South Korea", "Japan", "Germany", "Malta"]
+    private static let languages = [
+        "English", "French", "Spanish", "German", "Korean", "Japanese", "Italian", "Mandarin",
+    ]
+    private static let countries = [
+        "United States", "United Kingdom", "France", "South Korea", "Japan", "Germany", "Malta",
+    ]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     private mutating func list(_ items: [String], _ n: ClosedRange<Int>) -> String {
@@ -137,7 +143,8 @@ private struct BodyGenerator {
             ("Runtime", na(chance(3) ? "1 h \(int(1...59)) min" : "\(int(20...190)) min")),
             ("Genre", na(list(Self.genres, 1...3))), ("Director", na(list(Self.people, 1...2))),
             ("Writer", na("\(pick(Self.people)) (screenplay), \(pick(Self.people)) (story)")),
-            ("Actors", na(list(Self.people, 3...4))), ("Plot", na(plot())), ("Language", na(list(Self.languages, 1...3))),
+            ("Actors", na(list(Self.people, 3...4))), ("Plot", na(plot())),
+            ("Language", na(list(Self.languages, 1...3))),
             ("Country", na(list(Self.countries, 1...2))),
             ("Awards", na("Won \(int(1...5)) Oscars. \(int(5...90)) wins & \(int(5...200)) nominations total")),
             ("Poster", na("https://m.media-amazon.com/images/M/MV5B\(next() % 1_000_000_000)._V1_SX300.jpg")),

@@ -12,6 +12,7 @@ struct FieldNormalizer {
     /// Warnings in field order.
     private(set) var warnings: [NormalizationWarning] = []
 
+    /// Prepares to normalize `raw`, whose byte ranges point into `body`.
     init(imdbID: String, raw: RawBody, body: UnsafeBufferPointer<UInt8>) {
         self.imdbID = imdbID
         self.raw = raw
@@ -183,7 +184,9 @@ struct FieldNormalizer {
                 warn("Ratings", "entry with no source (value \"\(entry.value.string(in: body) ?? "")\"); skipped")
                 continue
             }
-            guard let (value, score) = present(entry.value, { b, r in (FieldText.string(b, r), FieldText.ratingScore(b, r)) })
+            guard
+                let (value, score) = present(
+                    entry.value, { b, r in (FieldText.string(b, r), FieldText.ratingScore(b, r)) })
             else {
                 warn("Ratings", "\(source): no value; skipped")
                 continue

@@ -32,12 +32,14 @@ enum FieldText {
     }
 
     @inline(__always)
+    /// Whether `c` is JSON whitespace.
     static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     /// Whether `range` spells `N/A`, in any case.
     @inline(__always)
     static func isNA(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        range.count == 3 && b[range.lowerBound] | 0x20 == UInt8(ascii: "n") && b[range.lowerBound + 1] == UInt8(ascii: "/")
+        range.count == 3 && b[range.lowerBound] | 0x20 == UInt8(ascii: "n")
+            && b[range.lowerBound + 1] == UInt8(ascii: "/")
             && b[range.lowerBound + 2] | 0x20 == UInt8(ascii: "a")
     }
 

@@ -67,13 +67,15 @@ extension OMDbJSONReader {
             return "null"
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             try skipNumber()
-            let text = String(decoding: UnsafeBufferPointer(start: base + start, count: min(i - start, 24)), as: UTF8.self)
+            let text = String(
+                decoding: UnsafeBufferPointer(start: base + start, count: min(i - start, 24)), as: UTF8.self)
             return "number \(text)"
         default:
             throw failure("a value")
         }
     }
 
+    /// Skips a string, checking its escapes.
     mutating func skipString() throws(NormalizeError) {
         i += 1
         while i < count {
@@ -103,6 +105,7 @@ extension OMDbJSONReader {
         throw failure("the end of a string")
     }
 
+    /// Skips `true`, `false` or `null`.
     mutating func skipLiteral(_ word: StaticString) throws(NormalizeError) {
         let n = word.utf8CodeUnitCount
         guard i + n <= count else {
@@ -113,6 +116,7 @@ extension OMDbJSONReader {
         i += n
     }
 
+    /// Skips a number in JSON's grammar.
     mutating func skipNumber() throws(NormalizeError) {
         if base[i] == UInt8(ascii: "-") { i += 1 }
         guard skipDigits() > 0 else { throw failure("a digit") }
@@ -127,6 +131,7 @@ extension OMDbJSONReader {
         }
     }
 
+    /// Skips decimal digits; returns how many.
     mutating func skipDigits() -> Int {
         let start = i
         while i < count, base[i] &- UInt8(ascii: "0") < 10 { i += 1 }

@@ -1,9 +1,11 @@
 extension OMDbJSONReader {
+    /// A key of the top-level object.
     enum Key {
         case known(OMDbKey)
         case unknown(String)
     }
 
+    /// Reads a key, matching OMDb's keys without making a `String`.
     mutating func readKey(guess: OMDbKey?) throws(NormalizeError) -> Key {
         let start = i + 1
         var j = start
@@ -85,6 +87,7 @@ extension OMDbJSONReader {
         String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
     }
 
+    /// Finishes a string that has escapes, from `start` (after its quote); `i` is at the first backslash.
     mutating func readEscapedString(
         from start: Int, field: OMDbKey, anomalies: inout [WireAnomaly]
     ) throws(NormalizeError) -> String {
@@ -96,7 +99,8 @@ extension OMDbJSONReader {
             if b == Byte.quote {
                 i += 1
                 if loneSurrogate {
-                    anomalies.append(WireAnomaly(field: field.name, message: "lone UTF-16 surrogate replaced with U+FFFD"))
+                    anomalies.append(
+                        WireAnomaly(field: field.name, message: "lone UTF-16 surrogate replaced with U+FFFD"))
                 }
                 if !scratch.withUnsafeBufferPointer(UTF8Check.isValid) {
                     anomalies.append(WireAnomaly(field: field.name, message: "invalid UTF-8, replaced with U+FFFD"))
@@ -149,6 +153,7 @@ extension OMDbJSONReader {
         throw failure("the end of a string")
     }
 
+    /// Reads the four hex digits of a `\u` escape.
     mutating func readHex4() throws(NormalizeError) -> UInt32 {
         guard i + 4 <= count else {
             i = count
@@ -170,6 +175,7 @@ extension OMDbJSONReader {
         return v
     }
 
+    /// Appends the UTF-8 of `scalar` to `scratch`.
     mutating func appendUTF8(_ scalar: Unicode.Scalar) {
         for unit in UTF8.encode(scalar)! { scratch.append(unit) }
     }

@@ -5,8 +5,11 @@
 /// an unexpected shape is validated, skipped and recorded as a `WireAnomaly`; only bytes
 /// that are not JSON at all throw.
 struct OMDbJSONReader {
+    /// Start of the body.
     let base: UnsafePointer<UInt8>
+    /// Length of the body in bytes.
     let count: Int
+    /// Offset of the next byte to read.
     var i = 0
     /// Reused buffer for strings with escapes, so only the rare escaped string allocates.
     var scratch: [UInt8] = []
@@ -39,6 +42,7 @@ struct OMDbJSONReader {
 
     // MARK: - Top level
 
+    /// Reads the top-level object and decides between film and error.
     mutating func readBody() throws(NormalizeError) -> RawOutcome {
         var dto = RawBody()
         var seen: UInt64 = 0
@@ -66,7 +70,8 @@ struct OMDbJSONReader {
                 case .known(let k):
                     guess = k.next
                     if seen & (1 << UInt64(k.rawValue)) != 0 {
-                        dto.anomalies.append(WireAnomaly(field: k.name, message: "duplicate key; the last value is used"))
+                        dto.anomalies.append(
+                            WireAnomaly(field: k.name, message: "duplicate key; the last value is used"))
                     }
                     seen |= 1 << UInt64(k.rawValue)
                     if k == .ratings {
@@ -115,6 +120,7 @@ struct OMDbJSONReader {
 
     // MARK: - Ratings
 
+    /// Reads the value of `Ratings`, expected to be a list of flat objects.
     mutating func readRatingsValue(into dto: inout RawBody) throws(NormalizeError) {
         dto.ratings = []
         if base[i] == Byte.quote {
@@ -162,6 +168,7 @@ struct OMDbJSONReader {
         }
     }
 
+    /// Reads one `{Source, Value}` entry; anything else in it is skipped with an anomaly.
     mutating func readRatingEntry(index: Int, into dto: inout RawBody) throws(NormalizeError) {
         i += 1
         skipSpace()
@@ -212,6 +219,7 @@ struct OMDbJSONReader {
     // MARK: - Helpers
 
     @inline(__always)
+    /// Skips JSON whitespace.
     mutating func skipSpace() {
         while i < count {
             switch base[i] {
@@ -232,13 +240,22 @@ struct OMDbJSONReader {
 
 /// JSON's structural bytes.
 enum Byte {
+    /// `"`
     static let quote = UInt8(ascii: "\"")
+    /// A backslash.
     static let backslash = UInt8(ascii: "\\")
+    /// `/`
     static let slash = UInt8(ascii: "/")
+    /// `:`
     static let colon = UInt8(ascii: ":")
+    /// `,`
     static let comma = UInt8(ascii: ",")
+    /// `{`
     static let leftBrace = UInt8(ascii: "{")
+    /// `}`
     static let rightBrace = UInt8(ascii: "}")
+    /// `[`
     static let leftBracket = UInt8(ascii: "[")
+    /// `]`
     static let rightBracket = UInt8(ascii: "]")
 }

@@ -1,5 +1,6 @@
 /// The keys of an OMDb title body, in the order OMDb usually sends them.
 enum OMDbKey: Int, CaseIterable, Sendable {
+    /// One OMDb key each.
     case title, year, rated, released, season, episode, runtime, genre, director, writer, actors, plot
     case language, country, awards, poster, ratings, metascore, imdbRating, imdbVotes, imdbID, seriesID
     case type, dvd, boxOffice, production, website, totalSeasons, response, error

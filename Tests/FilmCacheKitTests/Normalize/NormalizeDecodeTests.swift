@@ -42,7 +42,11 @@ struct NormalizeDecodeTests {
         ("bad literal", #"{"Metascore":nul,"Response":"True"}"#),
         ("bad number", #"{"Metascore":-,"Response":"True"}"#),
         ("single quotes", "{'Response':'True'}"),
-        ("deep nesting", #"{"X":"# + String(repeating: "[", count: 500) + String(repeating: "]", count: 500) + #","Response":"True"}"#),
+        (
+            "deep nesting",
+            #"{"X":"# + String(repeating: "[", count: 500) + String(repeating: "]", count: 500)
+                + #","Response":"True"}"#
+        ),
     ]
 
     @Test("Bodies that are not an OMDb object throw malformedJSON", arguments: malformed)
@@ -56,7 +60,8 @@ struct NormalizeDecodeTests {
     @Test("A truncated body says where it ended")
     func truncationMessage() {
         let body = Array(#"{"Title":"Glad"#.utf8)
-        #expect(throws: NormalizeError.malformedJSON("truncated: ended at byte 14 while expecting the end of a string")) {
+        #expect(throws: NormalizeError.malformedJSON("truncated: ended at byte 14 while expecting the end of a string"))
+        {
             try normalizer.decode(body)
         }
     }
@@ -152,7 +157,9 @@ struct NormalizeDecodeTests {
     @Test("A repeated key warns and the last value wins")
     func duplicateKey() throws {
         let body = OMDbSamples.gladiator(replacing: #""Rated":"R""#, with: #""Rated":"PG","Rated":"R""#)
-        guard case .film(let normalized) = try normalizer.normalize(body: Array(body.utf8), requestedID: "tt0172495", fetchedAt: .now)
+        guard
+            case .film(let normalized) = try normalizer.normalize(
+                body: Array(body.utf8), requestedID: "tt0172495", fetchedAt: .now)
         else {
             Issue.record("not a film")
             return
@@ -177,7 +184,9 @@ struct NormalizeDecodeTests {
     @Test("rawJSON keeps the body verbatim")
     func rawKept() throws {
         let body = " " + OMDbSamples.episode + "\n"
-        guard case .film(let normalized) = try normalizer.normalize(body: Array(body.utf8), requestedID: "tt1480055", fetchedAt: .now)
+        guard
+            case .film(let normalized) = try normalizer.normalize(
+                body: Array(body.utf8), requestedID: "tt1480055", fetchedAt: .now)
         else {
             Issue.record("not a film")
             return

@@ -79,7 +79,9 @@ struct NormalizeFieldTextTests {
         #expect(read(text) { FieldText.integer($0, $1) } == value)
     }
 
-    @Test("Not whole numbers", arguments: ["", "1.5", "-3", ",100", "100,", "1,,000", "$100", "12 345", "99999999999999999999"])
+    @Test(
+        "Not whole numbers",
+        arguments: ["", "1.5", "-3", ",100", "100,", "1,,000", "$100", "12 345", "99999999999999999999"])
     func badIntegers(_ text: String) {
         #expect(read(text) { FieldText.integer($0, $1) } == nil)
     }
@@ -107,12 +109,14 @@ struct NormalizeFieldTextTests {
     @Test(
         "Comma lists split outside parentheses",
         arguments: [
-            ("a, b,c", ["a", "b", "c"]), (" a ,, N/A, b ", ["a", "b"]), ("Jane (story, screenplay), Joe", ["Jane (story, screenplay)", "Joe"]),
+            ("a, b,c", ["a", "b", "c"]), (" a ,, N/A, b ", ["a", "b"]),
+            ("Jane (story, screenplay), Joe", ["Jane (story, screenplay)", "Joe"]),
             ("", []), ("N/A", []),
         ])
     func lists(_ text: String, _ items: [String]) {
         var found: [String] = []
-        FieldText.withBytes(text) { b in FieldText.forEachItem(b, 0..<b.count) { found.append(FieldText.string(b, $0)) } }
+        FieldText.withBytes(text) { b in FieldText.forEachItem(b, 0..<b.count) { found.append(FieldText.string(b, $0)) }
+        }
         #expect(found == items)
     }
 

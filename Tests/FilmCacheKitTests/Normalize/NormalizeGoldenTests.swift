@@ -18,7 +18,9 @@ struct NormalizeGoldenTests {
     ]
 
     static func film(_ body: String, _ id: String) throws -> IMDBFilm {
-        guard case .film(let normalized) = try FilmNormalizer().normalize(body: Array(body.utf8), requestedID: id, fetchedAt: fetchedAt)
+        guard
+            case .film(let normalized) = try FilmNormalizer().normalize(
+                body: Array(body.utf8), requestedID: id, fetchedAt: fetchedAt)
         else { throw CancellationError() }
         return normalized.film
     }

@@ -26,7 +26,8 @@ struct NormalizeMutationTests {
             "Genre": "Action, Adventure, Drama", "Director": "Ridley Scott",
             "Writer": "David Franzoni (story), John Logan (screenplay)", "Actors": "Russell Crowe, Joaquin Phoenix",
             "Plot": "A former Roman General sets out to exact vengeance.", "Language": "English",
-            "Country": "United States, United Kingdom", "Awards": "Won 5 Oscars.", "Poster": "https://example.com/g.jpg",
+            "Country": "United States, United Kingdom", "Awards": "Won 5 Oscars.",
+            "Poster": "https://example.com/g.jpg",
             "Metascore": "67", "imdbRating": "8.5", "imdbVotes": "1,603,120", "imdbID": "tt0172495", "Type": "movie",
             "DVD": "21 Nov 2000", "BoxOffice": "$187,705,427", "Production": "DreamWorks", "Website": "N/A",
             "Response": "True",
@@ -36,7 +37,8 @@ struct NormalizeMutationTests {
     static let episode = fields(
         [
             "Title": "Winter Is Coming", "Year": "2011", "Rated": "TV-MA", "Released": "17 Apr 2011", "Season": "1",
-            "Episode": "1", "Runtime": "62 min", "Genre": "Drama", "Director": "Tim Van Patten", "Writer": "David Benioff",
+            "Episode": "1", "Runtime": "62 min", "Genre": "Drama", "Director": "Tim Van Patten",
+            "Writer": "David Benioff",
             "Actors": "Sean Bean", "Plot": "Eddard Stark is torn.", "Language": "English", "Country": "United States",
             "Awards": "N/A", "Poster": "N/A", "Metascore": "N/A", "imdbRating": "8.9", "imdbVotes": "52,341",
             "imdbID": "tt1480055", "seriesID": "tt0944947", "Type": "episode", "Response": "True",
@@ -132,7 +134,8 @@ struct NormalizeMutationTests {
 
         /// Mutates `key` in `fields`; returns what the normalized film must show for it.
         mutating func mutate(_ key: String, in fields: inout Fields, id: String) -> Expectation {
-            let absent = NormalizeMutationTests.project(IMDBFilm(imdbID: id, lastFetched: .now, dataVersion: 0, rawJSON: ""), key)
+            let absent = NormalizeMutationTests.project(
+                IMDBFilm(imdbID: id, lastFetched: .now, dataVersion: 0, rawJSON: ""), key)
             let index = fields.firstIndex { $0.key == key }
             func set(_ json: String) {
                 if let index { fields[index].json = json } else { fields.insert((key, json), at: 0) }
@@ -183,7 +186,9 @@ struct NormalizeMutationTests {
             if mutator.rng.int(1...20) == 1 {
                 var bytes = Self.body(fields)
                 bytes.removeLast(mutator.rng.int(1...(bytes.count - 1)))
-                #expect(throws: NormalizeError.self) { try normalizer.normalize(body: bytes, requestedID: id, fetchedAt: .now) }
+                #expect(throws: NormalizeError.self) {
+                    try normalizer.normalize(body: bytes, requestedID: id, fetchedAt: .now)
+                }
                 truncations += 1
                 continue
             }

@@ -29,7 +29,8 @@ struct NormalizeCase: Sendable, CustomTestStringConvertible {
 
     /// The expected film for this case.
     func expectedFilm() -> IMDBFilm {
-        var film = IMDBFilm(imdbID: imdbID, lastFetched: Self.fetchedAt, dataVersion: FilmNormalizer.dataVersion, rawJSON: body)
+        var film = IMDBFilm(
+            imdbID: imdbID, lastFetched: Self.fetchedAt, dataVersion: FilmNormalizer.dataVersion, rawJSON: body)
         expected(&film)
         return film
     }
@@ -162,7 +163,8 @@ private let cases: [NormalizeCase] = [
         f.metascore = nil
     },
     NormalizeCase(
-        "extra unknown field", OMDbSamples.gladiator(replacing: #""Type":"movie""#, with: #""Type":"movie","Budget":"$103M""#),
+        "extra unknown field",
+        OMDbSamples.gladiator(replacing: #""Type":"movie""#, with: #""Type":"movie","Budget":"$103M""#),
         warnings: ["Budget"], gladiatorFields),
     NormalizeCase(
         "unicode title and escapes",
@@ -238,6 +240,8 @@ struct NormalizeTableTests {
             return
         }
         let twoStep = normalizer.normalize(dto, imdbID: c.imdbID, raw: c.body, fetchedAt: NormalizeCase.fetchedAt)
-        #expect(try normalizer.normalize(body: bytes, requestedID: c.imdbID, fetchedAt: NormalizeCase.fetchedAt) == .film(twoStep))
+        #expect(
+            try normalizer.normalize(body: bytes, requestedID: c.imdbID, fetchedAt: NormalizeCase.fetchedAt)
+                == .film(twoStep))
     }
 }
