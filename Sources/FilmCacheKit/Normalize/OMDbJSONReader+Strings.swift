@@ -35,6 +35,16 @@ extension OMDbJSONReader {
         let start = i + 1
         var j = start
         var high: UInt8 = 0
+        // Eight bytes at a time until a word may hold a quote or a backslash; OMDb values are
+        // long runs of plain text, so this is where reading a body spends its time.
+        var wideHigh: UInt64 = 0
+        while j + 8 <= count {
+            let word = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+            if Self.mayHoldQuoteOrBackslash(word) { break }
+            wideHigh |= word
+            j += 8
+        }
+        if wideHigh & 0x8080_8080_8080_8080 != 0 { high = 0x80 }
         while j < count {
             let b = base[j]
             if b == Byte.quote {
@@ -54,6 +64,16 @@ extension OMDbJSONReader {
         }
         i = count
         throw failure("the end of a string")
+    }
+
+    /// Whether any byte of `word` may be `"` or a backslash; false positives only cost a slower scan.
+    @inline(__always)
+    static func mayHoldQuoteOrBackslash(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ 0x2222_2222_2222_2222
+        let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+        return ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & highs != 0
     }
 
     /// Reads the string at `i` (which is at its opening quote).

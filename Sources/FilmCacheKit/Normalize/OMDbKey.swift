@@ -9,7 +9,10 @@ enum OMDbKey: Int, CaseIterable, Sendable {
     static let caseCount = 30
 
     /// OMDb's spelling of the key.
-    var name: String {
+    var name: String { utf8Name.description }
+
+    /// OMDb's spelling as static bytes, so matching a key neither allocates nor retains.
+    var utf8Name: StaticString {
         switch self {
         case .title: "Title"
         case .year: "Year"
@@ -44,9 +47,6 @@ enum OMDbKey: Int, CaseIterable, Sendable {
         }
     }
 
-    /// Key bytes by case, so matching a key costs no `String`.
-    static let utf8Names: [[UInt8]] = allCases.map { Array($0.name.utf8) }
-
     /// Cases grouped by the byte length of their name, for the unpredicted path.
     static let byLength: [[OMDbKey]] = {
         var table = [[OMDbKey]](repeating: [], count: 16)
@@ -59,9 +59,9 @@ enum OMDbKey: Int, CaseIterable, Sendable {
     /// OMDb sends keys in a stable order, so the guess (the case after the previous key)
     /// is almost always right and the lookup is one comparison.
     static func match(_ start: UnsafePointer<UInt8>, count: Int, guess: OMDbKey?) -> OMDbKey? {
-        if let guess, equals(start, count, utf8Names[guess.rawValue]) { return guess }
+        if let guess, equals(start, count, guess.utf8Name) { return guess }
         guard count < byLength.count else { return nil }
-        for key in byLength[count] where equals(start, count, utf8Names[key.rawValue]) { return key }
+        for key in byLength[count] where equals(start, count, key.utf8Name) { return key }
         return nil
     }
 
@@ -69,11 +69,10 @@ enum OMDbKey: Int, CaseIterable, Sendable {
     var next: OMDbKey? { OMDbKey(rawValue: rawValue + 1) }
 
     @inline(__always)
-    private static func equals(_ start: UnsafePointer<UInt8>, _ count: Int, _ name: [UInt8]) -> Bool {
-        guard name.count == count else { return false }
-        return name.withUnsafeBufferPointer { n in
-            for k in 0..<count where start[k] != n[k] { return false }
-            return true
-        }
+    private static func equals(_ start: UnsafePointer<UInt8>, _ count: Int, _ name: StaticString) -> Bool {
+        guard name.utf8CodeUnitCount == count else { return false }
+        let n = name.utf8Start
+        for k in 0..<count where start[k] != n[k] { return false }
+        return true
     }
 }
