@@ -202,7 +202,10 @@ struct FieldNormalizer {
     private func names(_ key: OMDbKey) -> [String] {
         present(key) { b, r in
             var result: [String] = []
-            FieldText.forEachItem(b, r) { item in Self.appendUnique(FieldText.string(b, item), to: &result) }
+            var seen: Set<String> = []
+            FieldText.forEachItem(b, r) { item in
+                Self.appendUnique(FieldText.string(b, item), to: &result, seen: &seen)
+            }
             return result
         } ?? []
     }
@@ -210,8 +213,9 @@ struct FieldNormalizer {
     private func genres() -> [String] {
         present(.genre) { b, r in
             var result: [String] = []
+            var seen: Set<String> = []
             FieldText.forEachItem(b, r) { item in
-                Self.appendUnique(Genre.canonical(FieldText.string(b, item)), to: &result)
+                Self.appendUnique(Genre.canonical(FieldText.string(b, item)), to: &result, seen: &seen)
             }
             return result
         } ?? []
@@ -220,10 +224,8 @@ struct FieldNormalizer {
     private func credits() -> [Credit] {
         present(.writer) { b, r in
             var result: [Credit] = []
-            FieldText.forEachItem(b, r) { item in
-                let credit = Self.credit(b, item)
-                if !result.contains(credit) { result.append(credit) }
-            }
+            var seen: Set<Credit> = []
+            FieldText.forEachItem(b, r) { item in Self.appendUnique(Self.credit(b, item), to: &result, seen: &seen) }
             return result
         } ?? []
     }
@@ -239,7 +241,16 @@ struct FieldNormalizer {
         return Credit(name: FieldText.string(b, name), role: role.isEmpty ? nil : FieldText.string(b, role))
     }
 
-    private static func appendUnique(_ item: String, to list: inout [String]) {
-        if !list.contains(item) { list.append(item) }
+    /// Appends `item` unless it is already there.
+    ///
+    /// OMDb lists are a handful long, so a linear scan is cheapest; past 16 items a set takes
+    /// over so that a pathological body cannot make this quadratic.
+    private static func appendUnique<T: Hashable>(_ item: T, to list: inout [T], seen: inout Set<T>) {
+        if list.count < 16 {
+            if !list.contains(item) { list.append(item) }
+            return
+        }
+        if seen.isEmpty { seen = Set(list) }
+        if seen.insert(item).inserted { list.append(item) }
     }
 }

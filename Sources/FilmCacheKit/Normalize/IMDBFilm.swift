@@ -3,7 +3,9 @@ import Foundation
 /// The canonical cached film: OMDb's strings turned into typed, comparable values.
 ///
 /// Its JSON form (camelCase keys, absent values `null`, lists `[]`) is a documented
-/// contract used by `filmcache show --json` and exports; see docs/IMDBFILM.md.
+/// contract used by `filmcache show --json` and exports; `canonicalJSON()` writes it with
+/// keys in the documented order (see docs/IMDBFILM.md). `Codable` reads and writes the same
+/// keys, but `JSONEncoder` does not keep their order.
 public struct IMDBFilm: Sendable, Equatable, Codable {
     /// IMDb's identifier, `tt` followed by digits.
     public var imdbID: String

@@ -194,3 +194,21 @@ struct NormalizeDecodeTests {
         #expect(normalized.film.rawJSON == body)
     }
 }
+
+@Suite("Normalizing long lists")
+struct NormalizeLongListTests {
+    @Test("Long lists keep order and drop every duplicate")
+    func longLists() throws {
+        let names = (0..<200).map { "Actor \($0 % 50)" }
+        let body = OMDbSamples.gladiator(
+            replacing: "Russell Crowe, Joaquin Phoenix, Connie Nielsen", with: names.joined(separator: ", "))
+        guard
+            case .film(let normalized) = try FilmNormalizer().normalize(
+                body: Array(body.utf8), requestedID: "tt0172495", fetchedAt: .now)
+        else {
+            Issue.record("not a film")
+            return
+        }
+        #expect(normalized.film.actors == (0..<50).map { "Actor \($0)" })
+    }
+}
