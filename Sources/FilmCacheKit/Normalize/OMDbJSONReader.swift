@@ -47,6 +47,8 @@ struct OMDbJSONReader {
         var dto = RawBody()
         var seen: UInt64 = 0
         var guess: OMDbKey? = .title
+        // A UTF-8 byte order mark is not JSON, but some proxies add one; Python's reader accepts it too.
+        if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { i = 3 }
         skipSpace()
         guard i < count else { throw .malformedJSON("empty body") }
         guard base[i] == Byte.leftBrace else {

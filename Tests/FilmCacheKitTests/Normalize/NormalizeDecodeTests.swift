@@ -181,6 +181,12 @@ struct NormalizeDecodeTests {
         #expect(dto.anomalies.isEmpty)
     }
 
+    @Test("A leading UTF-8 byte order mark is skipped")
+    func byteOrderMark() throws {
+        let body = [0xEF, 0xBB, 0xBF] + Array(#"{"Response":"False","Error":"Movie not found!"}"#.utf8)
+        #expect(try normalizer.decode(body) == .error("Movie not found!"))
+    }
+
     @Test("rawJSON keeps the body verbatim")
     func rawKept() throws {
         let body = " " + OMDbSamples.episode + "\n"
