@@ -3,41 +3,67 @@ import Foundation
 /// The canonical cached film: OMDb's strings turned into typed, comparable values.
 ///
 /// Its JSON form (camelCase keys, absent values `null`, lists `[]`) is a documented
-/// contract used by `filmcache show --json` and exports; see docs/IMDBFILM.md.
+/// contract used by `filmcache show --json` and exports; `canonicalJSON()` writes it with
+/// keys in the documented order (see docs/IMDBFILM.md). `Codable` reads and writes the same
+/// keys, but `JSONEncoder` does not keep their order.
 public struct IMDBFilm: Sendable, Equatable, Codable {
     /// IMDb's identifier, `tt` followed by digits.
     public var imdbID: String
+    /// Title as OMDb gives it.
     public var title: String?
+    /// Movie, series, episode, game, or OMDb's own word.
     public var type: FilmType?
     /// First year; for a series, the year it started.
     public var yearStart: Int?
     /// Last year of a finished series; `nil` for a single year or a series still running.
     public var yearEnd: Int?
+    /// Certificate text, e.g. `PG-13`, `TV-MA`.
     public var rated: String?
+    /// Release date (first release for a series).
     public var released: CalendarDate?
+    /// Running time in minutes; per episode for a series.
     public var runtimeMinutes: Int?
+    /// IMDb genre names (`Sci-Fi`, `Film-Noir`), duplicates removed, OMDb's order.
     public var genres: [String]
+    /// Director names, duplicates removed, OMDb's order.
     public var directors: [String]
+    /// Writer credits with their role, duplicates removed, OMDb's order.
     public var writers: [Credit]
+    /// Leading actors, duplicates removed, OMDb's order.
     public var actors: [String]
+    /// Spoken languages, duplicates removed, OMDb's order.
     public var languages: [String]
+    /// Countries of origin, duplicates removed, OMDb's order.
     public var countries: [String]
+    /// Plot summary, short or full as requested.
     public var plot: String?
+    /// Awards summary text, e.g. `Won 5 Oscars.`
     public var awards: String?
+    /// Poster image URL.
     public var posterURL: String?
     /// IMDb user rating, 0–10 with one decimal.
     public var imdbRating: Double?
+    /// Number of IMDb user votes.
     public var imdbVotes: Int?
     /// Metacritic score, 0–100.
     public var metascore: Int?
+    /// OMDb's `Ratings` list, in OMDb's order.
     public var ratings: [Rating]
+    /// US box office gross in whole US dollars.
     public var boxOfficeUSD: Int?
+    /// Number of seasons; series only.
     public var totalSeasons: Int?
+    /// Season number; episodes only.
     public var season: Int?
+    /// Episode number within the season; episodes only.
     public var episode: Int?
+    /// IMDb ID of the series; episodes only.
     public var seriesID: String?
+    /// DVD release date.
     public var dvd: CalendarDate?
+    /// Production company text.
     public var production: String?
+    /// Official website URL.
     public var website: String?
     /// When OMDb answered with this data.
     public var lastFetched: Date
@@ -61,6 +87,7 @@ public struct IMDBFilm: Sendable, Equatable, Codable {
         self.rawJSON = rawJSON
     }
 
+    /// Keys of the canonical JSON form, in documented order.
     enum CodingKeys: String, CodingKey {
         case imdbID, title, type, yearStart, yearEnd, rated, released, runtimeMinutes, genres, directors, writers
         case actors, languages, countries, plot, awards, posterURL, imdbRating, imdbVotes, metascore, ratings
@@ -144,7 +171,9 @@ public struct IMDBFilm: Sendable, Equatable, Codable {
 
 /// What kind of title OMDb says a film is; an unknown kind keeps OMDb's text.
 public enum FilmType: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A kind OMDb documents.
     case movie, series, episode, game
+    /// A kind OMDb did not document, with its text.
     case other(String)
 
     /// Maps OMDb's `Type` text, case-insensitively, onto the known kinds.
@@ -169,10 +198,12 @@ public enum FilmType: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Decodes from the canonical JSON form.
     public init(from decoder: any Decoder) throws {
         self.init(omdb: try decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes into the canonical JSON form.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)
@@ -181,8 +212,11 @@ public enum FilmType: Sendable, Hashable, Codable, CustomStringConvertible {
 
 /// A day with no time or zone, encoded as ISO `YYYY-MM-DD`.
 public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// Year, 1–9999.
     public var year: Int
+    /// Month, 1–12.
     public var month: Int
+    /// Day of the month, 1–31.
     public var day: Int
 
     /// Creates a date; callers validate the ranges.
@@ -205,9 +239,13 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStrin
     /// Whether the day exists in the proleptic Gregorian calendar.
     public static func isValid(year: Int, month: Int, day: Int) -> Bool {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1 else { return false }
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        return day <= days[month - 1]
+        switch month {
+        case 2:
+            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+            return day <= (leap ? 29 : 28)
+        case 4, 6, 9, 11: return day <= 30
+        default: return day <= 31
+        }
     }
 
     /// ISO form, `2001-01-12`.
@@ -218,10 +256,12 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStrin
         return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + m + "-" + d
     }
 
+    /// Orders dates by calendar position.
     public static func < (a: CalendarDate, b: CalendarDate) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)
     }
 
+    /// Decodes from the canonical JSON form.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let date = CalendarDate(iso: text) else {
@@ -231,6 +271,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStrin
         self = date
     }
 
+    /// Encodes into the canonical JSON form.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)
@@ -239,15 +280,18 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStrin
 
 /// A person credited on a film, with the role text OMDb gives in parentheses, if any.
 public struct Credit: Sendable, Hashable, Codable {
+    /// The person's name, e.g. `Jane Doe`.
     public var name: String
     /// `screenplay` in `"Jane Doe (screenplay)"`; `nil` when OMDb gives none.
     public var role: String?
 
+    /// Creates a credit.
     public init(name: String, role: String? = nil) {
         self.name = name
         self.role = role
     }
 
+    /// Encodes into the canonical JSON form.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(name, forKey: .name)
@@ -257,18 +301,21 @@ public struct Credit: Sendable, Hashable, Codable {
 
 /// One entry of OMDb's `Ratings` list: the raw value and a 0–100 score.
 public struct Rating: Sendable, Hashable, Codable {
+    /// Who rated it.
     public var source: RatingSource
     /// OMDb's text, e.g. `7.9/10`, `98%`, `94/100`.
     public var value: String
     /// The value on a 0–100 scale; `nil` when the value has no recognizable shape.
     public var score: Int?
 
+    /// Creates a rating.
     public init(source: RatingSource, value: String, score: Int?) {
         self.source = source
         self.value = value
         self.score = score
     }
 
+    /// Encodes into the canonical JSON form.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(source, forKey: .source)
@@ -279,7 +326,9 @@ public struct Rating: Sendable, Hashable, Codable {
 
 /// The rating sources OMDb reports; an unknown source keeps its name.
 public enum RatingSource: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A source OMDb documents.
     case imdb, rottenTomatoes, metacritic
+    /// A kind OMDb did not document, with its text.
     case other(String)
 
     /// Maps OMDb's `Source` text onto the closed set.
@@ -302,10 +351,12 @@ public enum RatingSource: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Decodes from the canonical JSON form.
     public init(from decoder: any Decoder) throws {
         self.init(omdb: try decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes into the canonical JSON form.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)

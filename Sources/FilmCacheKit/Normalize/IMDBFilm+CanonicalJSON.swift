@@ -1,0 +1,173 @@
+import Foundation
+
+extension IMDBFilm {
+    /// The canonical JSON form of this film: UTF-8, keys in documented order, two-space indent,
+    /// absent values `null`, empty lists `[]`, dates ISO-8601, ending in a newline.
+    ///
+    /// Foundation's `JSONEncoder` on Linux orders keys by hash, which differs between runs, so
+    /// the form is written by hand; `canonicalDecoder()` (or any JSON reader) reads it back.
+    public func canonicalJSON() -> Data {
+        var w = CanonicalJSONWriter()
+        w.open("{")
+        w.key("imdbID", string: imdbID)
+        w.key("title", string: title)
+        w.key("type", string: type?.description)
+        w.key("yearStart", int: yearStart)
+        w.key("yearEnd", int: yearEnd)
+        w.key("rated", string: rated)
+        w.key("released", string: released?.description)
+        w.key("runtimeMinutes", int: runtimeMinutes)
+        w.key("genres", strings: genres)
+        w.key("directors", strings: directors)
+        w.key("writers", objects: writers) { w, credit in
+            w.key("name", string: credit.name)
+            w.key("role", string: credit.role)
+        }
+        w.key("actors", strings: actors)
+        w.key("languages", strings: languages)
+        w.key("countries", strings: countries)
+        w.key("plot", string: plot)
+        w.key("awards", string: awards)
+        w.key("posterURL", string: posterURL)
+        w.key("imdbRating", raw: imdbRating.map { "\($0)" })
+        w.key("imdbVotes", int: imdbVotes)
+        w.key("metascore", int: metascore)
+        w.key("ratings", objects: ratings) { w, rating in
+            w.key("source", string: rating.source.description)
+            w.key("value", string: rating.value)
+            w.key("score", int: rating.score)
+        }
+        w.key("boxOfficeUSD", int: boxOfficeUSD)
+        w.key("totalSeasons", int: totalSeasons)
+        w.key("season", int: season)
+        w.key("episode", int: episode)
+        w.key("seriesID", string: seriesID)
+        w.key("dvd", string: dvd?.description)
+        w.key("production", string: production)
+        w.key("website", string: website)
+        w.key("lastFetched", string: CanonicalJSONWriter.iso8601(lastFetched))
+        w.key("dataVersion", int: dataVersion)
+        w.close("}")
+        w.out.append(0x0A)
+        return Data(w.out)
+    }
+
+    /// A decoder for the canonical JSON form (ISO-8601 dates).
+    public static func canonicalDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// Writes pretty JSON in exactly the order it is told, so the canonical form is byte-stable.
+private struct CanonicalJSONWriter {
+    var out: [UInt8] = []
+    private var depth = 0
+    private var first = true
+
+    mutating func open(_ bracket: Character) {
+        out.append(contentsOf: String(bracket).utf8)
+        depth += 1
+        first = true
+    }
+
+    mutating func close(_ bracket: Character) {
+        depth -= 1
+        if !first { newline() }
+        out.append(contentsOf: String(bracket).utf8)
+        first = false
+    }
+
+    private mutating func newline() {
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(0x20, count: depth * 2))
+    }
+
+    private mutating func item() {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        newline()
+    }
+
+    private mutating func name(_ key: String) {
+        item()
+        quoted(key)
+        out.append(contentsOf: ": ".utf8)
+    }
+
+    mutating func key(_ key: String, raw: String?) {
+        name(key)
+        out.append(contentsOf: (raw ?? "null").utf8)
+    }
+
+    mutating func key(_ key: String, int: Int?) {
+        self.key(key, raw: int.map(String.init))
+    }
+
+    mutating func key(_ key: String, string: String?) {
+        name(key)
+        if let string { quoted(string) } else { out.append(contentsOf: "null".utf8) }
+    }
+
+    mutating func key(_ key: String, strings: [String]) {
+        name(key)
+        if strings.isEmpty { return out.append(contentsOf: "[]".utf8) }
+        open("[")
+        for s in strings {
+            item()
+            quoted(s)
+        }
+        close("]")
+    }
+
+    mutating func key<T>(_ key: String, objects: [T], _ body: (inout CanonicalJSONWriter, T) -> Void) {
+        name(key)
+        if objects.isEmpty { return out.append(contentsOf: "[]".utf8) }
+        open("[")
+        for object in objects {
+            item()
+            open("{")
+            body(&self, object)
+            close("}")
+        }
+        close("]")
+    }
+
+    private mutating func quoted(_ s: String) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+            case 0x09: out.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                let hex = String(b, radix: 16)
+                out.append(contentsOf: ("\\u00" + (hex.count == 1 ? "0" : "") + hex).utf8)
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// `2026-01-02T03:04:05Z`: whole seconds, UTC, from the days-from-civil algorithm, no formatter.
+    static func iso8601(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let date = CalendarDate(year: year, month: month, day: day).description
+        return "\(date)T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
+    }
+}
