@@ -66,6 +66,14 @@ printf '  %-36s %8s req/s\n' "curl --parallel --parallel-max $inflight" "$curl_r
 echo "  ratio filmcache/curl: $(ratio "$fc_rate" "$curl_rate")"
 
 echo
+echo "== decode + normalize: one core, the same $count bodies in memory =="
+py_rate=$(python3 Scripts/bench_decode.py "$work/films" 3 | sed -n 's/.*: \([0-9]*\) objects\/s/\1/p')
+dec_rate=$("$bin/filmcache-bench" decode --corpus "$work/films" --seconds 3 | sed -n 's/.*: \([0-9]*\) films\/s/\1/p')
+printf '  %-36s %8s objects/s\n' "python3 json.loads (decode only)" "$py_rate"
+printf '  %-36s %8s films/s\n' "filmcache decode + normalize" "$dec_rate"
+echo "  ratio filmcache/python: $(ratio "$dec_rate" "$py_rate")"
+
+echo
 echo "== warm end to end: fetch + decode + normalize + upsert into a fresh DB =="
 rm -f "$work/bench.sqlite"*
 OMDB_API_KEY=bench /usr/bin/time -v -o "$work/time.txt" "$bin/filmcache" warm --db "$work/bench.sqlite" \

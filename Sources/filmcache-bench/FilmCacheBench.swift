@@ -9,7 +9,7 @@ struct FilmCacheBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "filmcache-bench",
         abstract: "Measure filmcache's stages; Scripts/bench.sh runs these beside reference tools.",
-        subcommands: [Fetch.self]
+        subcommands: [Fetch.self, Decode.self]
     )
 }
 
@@ -55,6 +55,28 @@ extension FilmCacheBench {
             print(
                 "filmcache fetch: \(list.count) requests, \(ok) OK, \(bytes) bytes in "
                     + String(format: "%.3f s = %.0f req/s", seconds, Double(list.count) / seconds))
+        }
+    }
+}
+
+extension FilmCacheBench {
+    /// Decode + normalize throughput on one core over the bodies in a directory.
+    struct Decode: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decode and normalize every *.json body in a directory, round-robin; print films/s.")
+
+        @Option(help: "A directory of OMDb bodies, one *.json file each.")
+        var corpus: String
+
+        @Option(help: "How long to measure.")
+        var seconds: Double = 3
+
+        func run() throws {
+            let names = try FileManager.default.contentsOfDirectory(atPath: corpus).filter { $0.hasSuffix(".json") }
+                .sorted()
+            let bodies = try names.map { Array(try Data(contentsOf: URL(fileURLWithPath: corpus + "/" + $0))) }
+            let result = DecodeBenchmark.run(bodies: bodies, seconds: seconds)
+            print(String(format: "filmcache decode+normalize: %.0f films/s", Double(result.films) / result.seconds))
         }
     }
 }

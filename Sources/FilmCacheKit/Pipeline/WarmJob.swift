@@ -145,14 +145,14 @@ public struct WarmJob: Sendable {
             } catch {
                 failure = error
             }
-            var decoded: OMDbBody?
+            var normalized: NormalizedFilm?
             let body: FetchOutcome.Body
             if failure != nil {
                 body = .malformed
             } else {
-                switch try? normalizer.decode(response.body) {
-                case .film(let dto)?:
-                    decoded = .film(dto)
+                switch try? normalizer.normalize(body: response.body, requestedID: id, fetchedAt: now()) {
+                case .film(let film)?:
+                    normalized = film
                     body = .film
                 case .error(let message)?: body = .error(message)
                 case nil: body = .malformed
@@ -163,9 +163,8 @@ public struct WarmJob: Sendable {
             switch outcome {
             case .film:
                 pacing.recordSuccess()
-                guard case .film(let dto)? = decoded else { return .failed("no film body", httpStatus: 200) }
-                let raw = String(decoding: response.body, as: UTF8.self)
-                return .film(normalizer.normalize(dto, imdbID: id, raw: raw, fetchedAt: now()))
+                guard let normalized else { return .failed("no film body", httpStatus: 200) }
+                return .film(normalized)
             case .notFound(let message):
                 pacing.recordSuccess()
                 return .notFound(message)

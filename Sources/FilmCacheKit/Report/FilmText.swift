@@ -3,11 +3,8 @@ import Foundation
 /// Renders one cached film for `filmcache show`.
 public enum FilmText {
     /// The canonical JSON form, pretty-printed, keys in documented order.
-    public static func json(_ film: IMDBFilm) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(film), as: UTF8.self)
+    public static func json(_ film: IMDBFilm) -> String {
+        String(decoding: film.canonicalJSON(), as: UTF8.self)
     }
 
     /// A short human summary.

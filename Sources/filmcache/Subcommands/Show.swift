@@ -42,7 +42,7 @@ extension FilmCacheCommand {
                 } ?? ""
                 throw fail("\(imdbID) is not in the cache\(why)", status: 1)
             }
-            print(json ? try FilmText.json(film) : FilmText.human(film))
+            print(json ? FilmText.json(film) : FilmText.human(film))
         }
     }
 }
