@@ -12,6 +12,7 @@ inflight=${BENCH_IN_FLIGHT:-32}
 swift build -c release >/dev/null
 bin=$(swift build -c release --show-bin-path)
 work=$(mktemp -d)
+chmod 755 "$work" # nginx's worker runs as nobody and must read the corpus
 nginx_pid=""
 cleanup() {
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
@@ -44,7 +45,12 @@ http {
 CONF
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
 nginx_pid=$!
-for _ in $(seq 1 50); do curl -fs -o /dev/null "http://127.0.0.1:$port/?i=x" 2>/dev/null; [ $? -ne 7 ] && break; sleep 0.1; done
+for _ in $(seq 1 50); do
+  code=0
+  curl -s -o /dev/null "http://127.0.0.1:$port/" || code=$?
+  [ "$code" -ne 7 ] && break
+  sleep 0.1
+done
 
 ls "$work/films" | sed 's/\.json$//' >"$work/ids.txt"
 sed "s|^|http://127.0.0.1:$port/?apikey=bench\&i=|" "$work/ids.txt" >"$work/urls.txt"
@@ -57,11 +63,16 @@ ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2])
 
 echo
 echo "== fetch: $count URLs, $inflight in flight, nginx on 127.0.0.1 =="
-t0=$(now); curl -s --parallel --parallel-max "$inflight" --config "$work/curl.cfg" 2>/dev/null; t1=$(now)
+t0=$(now)
+curl -s --parallel --parallel-max "$inflight" --config "$work/curl.cfg" --write-out '%{http_code}\n' >"$work/codes.txt" 2>/dev/null
+t1=$(now)
+curl_ok=$(grep -c '^200$' "$work/codes.txt" || true)
+[ "$curl_ok" -eq "$count" ] || { echo "curl got $curl_ok of $count answers with status 200" >&2; exit 1; }
 curl_s=$(python3 -c "print($t1-$t0)")
 curl_rate=$(rate "$count" "$curl_s")
 fetch_line=$("$bin/filmcache-bench" fetch --urls "$work/urls.txt" --max-in-flight "$inflight")
 fc_rate=$(echo "$fetch_line" | sed -n 's/.*= \([0-9]*\) req\/s/\1/p')
+echo "$fetch_line" | grep -q " $count OK" || { echo "filmcache fetch: not every answer was 200: $fetch_line" >&2; exit 1; }
 printf '  %-36s %8s req/s\n' "curl --parallel --parallel-max $inflight" "$curl_rate" "filmcache fetch (libcurl multi)" "$fc_rate"
 echo "  ratio filmcache/curl: $(ratio "$fc_rate" "$curl_rate")"
 
@@ -77,12 +88,13 @@ echo
 echo "== warm end to end: fetch + decode + normalize + upsert into a fresh DB =="
 rm -f "$work/bench.sqlite"*
 OMDB_API_KEY=bench /usr/bin/time -v -o "$work/time.txt" "$bin/filmcache" warm --db "$work/bench.sqlite" \
-  --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --daily-limit 100000000 --reserve 0 \
+  --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 \
   "$work/ids.txt" >"$work/warm.txt"
 warm_s=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): \(.*\)/\1/p' "$work/time.txt" \
   | python3 -c 'import sys; p=sys.stdin.read().strip().split(":"); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))')
 rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
 warm_rate=$(rate "$count" "$warm_s")
 rows=$(sqlite3 "$work/bench.sqlite" 'SELECT count(*) FROM films')
+[ "$rows" -eq "$count" ] || { echo "filmcache warm stored $rows of $count films" >&2; exit 1; }
 printf '  %-36s %8s films/s  (%s rows, %.1f s, peak RSS %d MB)\n' "filmcache warm" "$warm_rate" "$rows" "$warm_s" $((rss_kb / 1024))
 echo "  ratio filmcache warm / curl fetch-only: $(ratio "$warm_rate" "$curl_rate")"

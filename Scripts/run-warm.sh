@@ -28,7 +28,7 @@ if [ -z "${port:-}" ]; then
 fi
 echo "no OMDB_API_KEY set: warming from the bundled OMDb stand-in at 127.0.0.1:$port (corpus Data/corpus)"
 status=0
-OMDB_API_KEY=demo "$bin/filmcache" warm --db "$db" --base-url "http://127.0.0.1:$port/" "$worklist" || status=$?
+OMDB_API_KEY=demo "$bin/filmcache" warm --db "$db" --base-url "http://127.0.0.1:$port/" --rate 0 "$worklist" || status=$?
 served=$(curl -fsS "http://127.0.0.1:$port/__standin/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totalRequests"])' || echo "?")
 echo "the stand-in served $served requests; films in $db: $(sqlite3 "$db" 'SELECT count(*) FROM films')"
 exit $status

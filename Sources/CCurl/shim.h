@@ -32,6 +32,16 @@ static inline CURLcode fc_curl_easy_setopt_header_function(CURL *handle, fc_curl
     return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, fn);
 }
 
+typedef int (*fc_curl_prereq_callback)(void *clientp, char *conn_primary_ip, char *conn_local_ip,
+                                      int conn_primary_port, int conn_local_port);
+
+static inline CURLcode fc_curl_easy_setopt_prereq_function(CURL *handle, fc_curl_prereq_callback fn) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, fn);
+}
+
+static inline int fc_curl_prereq_ok(void) { return CURL_PREREQFUNC_OK; }
+static inline int fc_curl_prereq_abort(void) { return CURL_PREREQFUNC_ABORT; }
+
 static inline CURLcode fc_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -41,7 +41,7 @@ import Testing
         let standIn = try StandInProcess()
         let ids = try watchlistIDs()
         let first = try BuiltBinaries.run(
-            "filmcache", ["warm", "--db", db, "--base-url", standIn.baseURL, watchlist],
+            "filmcache", ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, watchlist],
             environment: ["OMDB_API_KEY": key])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("fetched"))
@@ -53,7 +53,7 @@ import Testing
         #expect(first.stdout.range(of: #"OMDb calls\s+\#(served)\b"#, options: .regularExpression) != nil, "\(first.stdout)")
 
         let second = try BuiltBinaries.run(
-            "filmcache", ["warm", "--db", db, "--base-url", standIn.baseURL, watchlist],
+            "filmcache", ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, watchlist],
             environment: ["OMDB_API_KEY": key])
         #expect(second.status == 0)
         #expect(try standIn.requestCount() == served, "everything fresh: zero calls")
@@ -81,7 +81,7 @@ import Testing
         let standIn = try StandInProcess()
         let bad = "wrong-key-5150"
         let out = try BuiltBinaries.run(
-            "filmcache", ["warm", "--db", db, "--base-url", standIn.baseURL, watchlist],
+            "filmcache", ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, watchlist],
             environment: ["OMDB_API_KEY": bad])
         #expect(out.status == 78)
         #expect(out.stderr.contains("rejected the API key"))
@@ -92,7 +92,7 @@ import Testing
     @Test func theDailyLimitStopsTheRunWith75AndNoCallAfterIt() throws {
         let standIn = try StandInProcess(arguments: ["--daily-limit", "25"])
         let out = try BuiltBinaries.run(
-            "filmcache", ["warm", "--db", db, "--base-url", standIn.baseURL, "--max-in-flight", "4", watchlist],
+            "filmcache", ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, "--max-in-flight", "4", watchlist],
             environment: ["OMDB_API_KEY": key])
         #expect(out.status == 75, "\(out.stderr)")
         #expect(out.stdout.contains("limit"))
@@ -102,7 +102,7 @@ import Testing
         #expect(try sqlite("SELECT count(*) FROM quota_ledger WHERE exhausted_at IS NOT NULL") == "1")
 
         let again = try BuiltBinaries.run(
-            "filmcache", ["warm", "--db", db, "--base-url", standIn.baseURL, watchlist],
+            "filmcache", ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, watchlist],
             environment: ["OMDB_API_KEY": key])
         #expect(again.status == 75)
         #expect(try standIn.requestCount() == served, "the exhausted day gets no more calls")
@@ -111,7 +111,7 @@ import Testing
     @Test func showExits1ForAFilmNotCached() throws {
         let standIn = try StandInProcess()
         _ = try BuiltBinaries.run(
-            "filmcache", ["warm", "--db", db, "--base-url", standIn.baseURL, watchlist],
+            "filmcache", ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, watchlist],
             environment: ["OMDB_API_KEY": key])
         let out = try BuiltBinaries.run("filmcache", ["show", "tt9999999", "--db", db])
         #expect(out.status == 1)

@@ -69,6 +69,8 @@ final class Transfer: @unchecked Sendable {
     var body: [UInt8] = []
     var retryAfter: String?
     var tooLarge = false
+    /// How many times libcurl was about to send this request.
+    var sends = 0
 
     init(url: String, maxBodyBytes: Int, continuation: CheckedContinuation<CurlResult, Never>) {
         self.url = url
@@ -176,6 +178,7 @@ final class CurlLoop: @unchecked Sendable {
         fc_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         fc_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
         fc_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        fc_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
         curl_multi_add_handle(multi, easy)
         active += 1
     }
@@ -196,6 +199,7 @@ final class CurlLoop: @unchecked Sendable {
         fc_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
         fc_curl_easy_setopt_write_function(easy, curlWrite)
         fc_curl_easy_setopt_header_function(easy, curlHeader)
+        fc_curl_easy_setopt_prereq_function(easy, curlPrerequest)
         return easy
     }
 
@@ -217,7 +221,10 @@ final class CurlLoop: @unchecked Sendable {
             if code == CURLE_OK {
                 result = .success(HTTPResponse(status: status, body: transfer.body, retryAfter: transfer.retryAfter))
             } else {
-                result = .failure(Self.error(code, tooLarge: transfer.tooLarge, limit: transfer.maxBodyBytes))
+                result = .failure(
+                    transfer.sends > 1
+                        ? .connectionReset
+                        : Self.error(code, tooLarge: transfer.tooLarge, limit: transfer.maxBodyBytes))
             }
             transfer.continuation.resume(returning: result)
         }
@@ -259,6 +266,22 @@ private func curlWrite(
         transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
     }
     return length
+}
+
+/// libcurl pre-request callback: lets each transfer be sent once.
+///
+/// When a reused keep-alive connection dies before answering, libcurl quietly sends the
+/// request again on a new one. OMDb counts both, so a silent second send would be a call the
+/// ledger never saw. Aborting it hands the failure to the retry policy, which reserves the
+/// next call in the ledger before sending it.
+private func curlPrerequest(
+    _ context: UnsafeMutableRawPointer?, _ primaryIP: UnsafeMutablePointer<CChar>?,
+    _ localIP: UnsafeMutablePointer<CChar>?, _ primaryPort: Int32, _ localPort: Int32
+) -> Int32 {
+    guard let context else { return fc_curl_prereq_ok() }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    transfer.sends += 1
+    return transfer.sends > 1 ? fc_curl_prereq_abort() : fc_curl_prereq_ok()
 }
 
 /// libcurl header callback: keeps `Retry-After`; a new status line starts a new response.

@@ -21,24 +21,49 @@ public final class CacheStore: Sendable {
         // A busy timeout turns short lock waits (another warm committing, a reader checkpointing)
         // into waits instead of "database is locked" errors.
         sqlite3_busy_timeout(db.handle, 10_000)
-        try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+        // Switching a new file to WAL needs an exclusive lock and SQLite does not call the busy
+        // handler for it, so two processes opening a fresh file at once retry here.
+        try Self.retryingWhileBusy { () throws(StoreError) in try db.execute("PRAGMA journal_mode = WAL") }
+        try db.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         try Self.migrate(db, logger: logger)
         self.state = Mutex(try Connection(db))
     }
 
     /// Brings the schema to `Schema.currentVersion`, refusing a newer one.
+    ///
+    /// The version is read inside the write transaction, so of two processes opening an
+    /// old file at once, one migrates and the other then finds nothing to do.
     private static func migrate(_ db: SQLiteConnection, logger: Logger) throws(StoreError) {
-        let found = try db.prepare("PRAGMA user_version").query { $0.int(0) ?? 0 }.first ?? 0
+        let found = try currentVersion(db)
         guard found <= Schema.currentVersion else {
             throw .newerSchema(path: db.path, found: found, supported: Schema.currentVersion)
         }
         guard found < Schema.currentVersion else { return }
         try db.transaction { () throws(StoreError) in
+            let found = try currentVersion(db)
+            guard found < Schema.currentVersion else { return }
             for version in found..<Schema.currentVersion {
                 logger.info("migrating cache schema", metadata: ["from": "\(version)", "to": "\(version + 1)"])
                 try db.execute(Schema.migrations[version])
             }
             try db.execute("PRAGMA user_version = \(Schema.currentVersion)")
+        }
+    }
+
+    private static func currentVersion(_ db: SQLiteConnection) throws(StoreError) -> Int {
+        try db.prepare("PRAGMA user_version").query { $0.int(0) ?? 0 }.first ?? 0
+    }
+
+    /// Runs `body`, retrying for up to ten seconds while another connection holds the lock.
+    private static func retryingWhileBusy(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        var tries = 0
+        while true {
+            do {
+                return try body()
+            } catch where error.isBusy && tries < 200 {
+                tries += 1
+                usleep(50_000)
+            }
         }
     }
 

@@ -32,14 +32,47 @@ extension FilmCacheCommand {
         @Option(help: "Days a cached film stays fresh.")
         var ttlDays: Double = 30
 
-        @Option(help: "Concurrent OMDb requests.")
+        @Option(help: "Concurrent OMDb requests (also the connection cache size).")
         var maxInFlight = 8
+
+        @Option(help: "Requests per second; 0 for no limit.")
+        var rate: Double = 5
+
+        @Option(help: "Requests allowed at once above the rate after an idle spell.")
+        var burst = 5
 
         @Option(help: "OMDb's daily request limit for this key.")
         var dailyLimit = 1_000
 
         @Option(help: "Percent of the daily limit left unused for the apps sharing the key.")
         var reserve: Double = 5
+
+        @Option(help: "Time zone whose midnight starts a quota day (e.g. UTC, America/Los_Angeles).")
+        var quotaTimezone = "UTC"
+
+        @Option(help: "Seconds one request may take in all (connecting included).")
+        var timeout: Double = 30
+
+        @Option(help: "Seconds to wait for a connection.")
+        var connectTimeout: Double = 10
+
+        @Option(help: "Tries per ID in one run for transient failures, the first included.")
+        var maxAttempts = 4
+
+        @Option(help: "Seconds before the first retry; doubles per attempt, with full jitter.")
+        var retryBase: Double = 1
+
+        @Option(help: "Largest wait between retries, in seconds.")
+        var retryCap: Double = 30
+
+        @Option(help: "Transient failures in a row that pause new work for a cool-down.")
+        var breakerPauseAfter = 8
+
+        @Option(help: "Transient failures in a row that end the run (exit 75).")
+        var breakerStopAfter = 30
+
+        @Option(help: "Seconds new work waits after the breaker pauses it.")
+        var breakerCoolDown: Double = 30
 
         @Argument(help: "Worklist files.")
         var worklists: [String] = []
@@ -49,6 +82,18 @@ extension FilmCacheCommand {
             guard dailyLimit >= 0 else { throw ValidationError("--daily-limit cannot be negative") }
             guard (0..<100).contains(reserve) else { throw ValidationError("--reserve must be 0 to 99 percent") }
             guard ttlDays >= 0 else { throw ValidationError("--ttl-days cannot be negative") }
+            guard burst >= 1 else { throw ValidationError("--burst must be at least 1") }
+            guard timeout > 0, connectTimeout > 0 else { throw ValidationError("timeouts must be positive") }
+            guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+            guard retryBase >= 0, retryCap >= retryBase else {
+                throw ValidationError("--retry-base must be at least 0 and no more than --retry-cap")
+            }
+            guard breakerPauseAfter >= 1, breakerStopAfter >= breakerPauseAfter, breakerCoolDown >= 0 else {
+                throw ValidationError("--breaker-stop-after must be at least --breaker-pause-after (at least 1)")
+            }
+            guard TimeZone(identifier: quotaTimezone) != nil else {
+                throw ValidationError("--quota-timezone: unknown time zone '\(quotaTimezone)'")
+            }
             guard !worklists.isEmpty else { throw ValidationError("name at least one worklist file") }
         }
 
@@ -67,6 +112,14 @@ extension FilmCacheCommand {
             configuration.maxInFlight = maxInFlight
             configuration.dailyLimit = dailyLimit
             configuration.reservePercent = reserve
+            configuration.rate = rate
+            configuration.burst = burst
+            configuration.quotaTimeZone = TimeZone(identifier: quotaTimezone) ?? QuotaDay.defaultTimeZone
+            configuration.backoff = Backoff(
+                base: .seconds(retryBase), cap: .seconds(retryCap), maxAttempts: maxAttempts,
+                maxWait: .seconds(max(120, retryCap)))
+            configuration.circuitBreaker = CircuitBreaker(
+                pauseAfter: breakerPauseAfter, stopAfter: breakerStopAfter, coolDown: .seconds(breakerCoolDown))
 
             let store: CacheStore
             do {
@@ -76,6 +129,8 @@ extension FilmCacheCommand {
             }
             var options = CurlMultiTransport.Options()
             options.maxInFlight = maxInFlight
+            options.totalTimeout = .seconds(timeout)
+            options.connectTimeout = .seconds(connectTimeout)
             let transport = CurlMultiTransport(options: options)
             defer { transport.shutdown() }
 
