@@ -25,7 +25,8 @@ extension FilmCacheBench {
         var maxInFlight = 32
 
         func run() async throws {
-            let list = try String(contentsOfFile: urls, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
+            let list = try String(contentsOfFile: urls, encoding: .utf8).split(whereSeparator: \.isNewline).map(
+                String.init)
             var options = CurlMultiTransport.Options()
             options.maxInFlight = maxInFlight
             let transport = CurlMultiTransport(options: options)

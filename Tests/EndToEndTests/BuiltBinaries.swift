@@ -110,7 +110,9 @@ final class StandInProcess: @unchecked Sendable {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        guard let total = object?["totalRequests"] as? Int else { throw StandInError.badStats(String(decoding: data, as: UTF8.self)) }
+        guard let total = object?["totalRequests"] as? Int else {
+            throw StandInError.badStats(String(decoding: data, as: UTF8.self))
+        }
         return total
     }
 

@@ -35,7 +35,8 @@ import Testing
             "--faults", "500,503,429,503-retry-after,reset,truncate,malformed,error-getting-data",
         ])
         let out = try BuiltBinaries.run(
-            "filmcache", ["warm", "--db", db, "--base-url", standIn.baseURL, "--log-level", "debug"] + fastRetries
+            "filmcache",
+            ["warm", "--db", db, "--base-url", standIn.baseURL, "--log-level", "debug"] + fastRetries
                 + [watchlist], environment: ["OMDB_API_KEY": key])
         #expect(out.status == 0, "\(out.stderr.suffix(2000))")
         let served = try standIn.requestCount()

@@ -20,7 +20,9 @@ import Testing
         var all = Set<String>()
         for line in try String(contentsOfFile: watchlist, encoding: .utf8).split(whereSeparator: \.isNewline) {
             let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            if let range = text.range(of: #"tt[0-9]{7,10}"#, options: .regularExpression) { all.insert(String(text[range])) }
+            if let range = text.range(of: #"tt[0-9]{7,10}"#, options: .regularExpression) {
+                all.insert(String(text[range]))
+            }
         }
         return (all, all.intersection(corpus))
     }
@@ -46,11 +48,15 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("fetched"))
         #expect(try sqlite("SELECT count(*) FROM films") == "\(ids.known.count)")
-        #expect(try sqlite("SELECT count(*) FROM lookups WHERE status = 'not_found'") == "\(ids.all.count - ids.known.count)")
+        #expect(
+            try sqlite("SELECT count(*) FROM lookups WHERE status = 'not_found'")
+                == "\(ids.all.count - ids.known.count)")
         let served = try standIn.requestCount()
         #expect(served == ids.all.count, "one call per distinct ID")
         #expect(try sqlite("SELECT sum(used) FROM quota_ledger") == "\(served)")
-        #expect(first.stdout.range(of: #"OMDb calls\s+\#(served)\b"#, options: .regularExpression) != nil, "\(first.stdout)")
+        #expect(
+            first.stdout.range(of: #"OMDb calls\s+\#(served)\b"#, options: .regularExpression) != nil, "\(first.stdout)"
+        )
 
         let second = try BuiltBinaries.run(
             "filmcache", ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, watchlist],
@@ -92,7 +98,8 @@ import Testing
     @Test func theDailyLimitStopsTheRunWith75AndNoCallAfterIt() throws {
         let standIn = try StandInProcess(arguments: ["--daily-limit", "25"])
         let out = try BuiltBinaries.run(
-            "filmcache", ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, "--max-in-flight", "4", watchlist],
+            "filmcache",
+            ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, "--max-in-flight", "4", watchlist],
             environment: ["OMDB_API_KEY": key])
         #expect(out.status == 75, "\(out.stderr)")
         #expect(out.stdout.contains("limit"))

@@ -19,4 +19,3 @@ public struct HTTPResponse: Sendable, Equatable {
         self.retryAfter = retryAfter
     }
 }
-

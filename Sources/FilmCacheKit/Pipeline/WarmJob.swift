@@ -69,7 +69,8 @@ public struct WarmJob: Sendable {
             // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
             if let first = queue.next() {
                 try await record(
-                    try await fetch(first, gate: gate, pacing: pacing), for: first, writer: writer, tally: tally, queue: queue,
+                    try await fetch(first, gate: gate, pacing: pacing), for: first, writer: writer, tally: tally,
+                    queue: queue,
                     gate: gate)
             }
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
@@ -226,7 +227,8 @@ public struct WarmJob: Sendable {
                     nextAttemptAt: at.addingTimeInterval(configuration.failureRetryDelay)))
             tally.withLock { $0.failed += 1 }
         case .limitReached(let message):
-            logger.warning("OMDb daily limit reached; stopping", metadata: ["imdb_id": "\(id)", "message": "\(message)"])
+            logger.warning(
+                "OMDb daily limit reached; stopping", metadata: ["imdb_id": "\(id)", "message": "\(message)"])
             gate.close()
             queue.putBack(id)
             queue.close()

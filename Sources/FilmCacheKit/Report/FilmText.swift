@@ -13,7 +13,9 @@ public enum FilmText {
         if film.type == .series { years += "–" + (film.yearEnd.map(String.init) ?? "") }
         var lines = ["\(film.title ?? "(untitled)") (\(years)) — \(film.imdbID)"]
         func add(_ label: String, _ value: String?) {
-            if let value, !value.isEmpty { lines.append(label.padding(toLength: 10, withPad: " ", startingAt: 0) + value) }
+            if let value, !value.isEmpty {
+                lines.append(label.padding(toLength: 10, withPad: " ", startingAt: 0) + value)
+            }
         }
         add("type", film.type?.description)
         add("runtime", film.runtimeMinutes.map { "\($0) min" })

@@ -9,21 +9,27 @@ public enum SummaryReport {
             ("not found", s.notFound, "OMDb does not know them; recorded"),
             ("failed", s.failed, "recorded with a retry time"),
         ]
-        if s.awaitingRecheck > 0 { rows.append(("awaiting recheck", s.awaitingRecheck, "negative answers not yet due")) }
+        if s.awaitingRecheck > 0 {
+            rows.append(("awaiting recheck", s.awaitingRecheck, "negative answers not yet due"))
+        }
         if s.deferred > 0 { rows.append(("deferred", s.deferred, "left for the next run")) }
         rows.append(("OMDb calls", s.calls, "counted in the ledger for key \(keyFingerprint)"))
         let width = rows.map(\.1).map { String($0).count }.max() ?? 1
         var out = "filmcache warm → \(database)\n"
         for (label, value, note) in rows {
             let number = String(value)
-            out += "  " + label.padding(toLength: 17, withPad: " ", startingAt: 0)
+            out +=
+                "  " + label.padding(toLength: 17, withPad: " ", startingAt: 0)
                 + String(repeating: " ", count: width - number.count) + number + "  " + note + "\n"
         }
         if s.skippedLines > 0 { out += "  \(s.skippedLines) worklist lines skipped (see warnings above)\n" }
-        if s.normalizationWarnings > 0 { out += "  \(s.normalizationWarnings) fields could not be read (see warnings)\n" }
+        if s.normalizationWarnings > 0 {
+            out += "  \(s.normalizationWarnings) fields could not be read (see warnings)\n"
+        }
         switch s.stopReason {
         case .budgetSpent?: out += "stopped early: today's budget is spent; the rest resumes next run\n"
-        case .limitReached?: out += "stopped early: OMDb says the daily limit is reached; the rest resumes next quota day\n"
+        case .limitReached?:
+            out += "stopped early: OMDb says the daily limit is reached; the rest resumes next quota day\n"
         case .tooManyFailures?: out += "stopped early: too many failures in a row; the rest resumes next run\n"
         case nil: out += "done\n"
         }

@@ -60,7 +60,7 @@ public final class CacheStore: Sendable {
         while true {
             do {
                 return try body()
-            } catch where error.isBusy && tries < 200 {
+            } catch  where error.isBusy && tries < 200 {
                 tries += 1
                 usleep(50_000)
             }

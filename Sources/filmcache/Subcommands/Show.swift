@@ -36,10 +36,11 @@ extension FilmCacheCommand {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
             guard let film else {
-                let why = (try? store.lookup(imdbID)).flatMap { $0 }.map {
-                    " (\($0.status == .notFound ? "OMDb does not know it" : "last fetch failed"): \($0.message ?? "")"
-                        + ")"
-                } ?? ""
+                let why =
+                    (try? store.lookup(imdbID)).flatMap { $0 }.map {
+                        " (\($0.status == .notFound ? "OMDb does not know it" : "last fetch failed"): \($0.message ?? "")"
+                            + ")"
+                    } ?? ""
                 throw fail("\(imdbID) is not in the cache\(why)", status: 1)
             }
             print(json ? FilmText.json(film) : FilmText.human(film))

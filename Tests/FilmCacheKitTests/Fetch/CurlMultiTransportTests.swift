@@ -58,7 +58,9 @@ import Testing
         try await withServer { _, base in
             let transport = transport { $0.maxBodyBytes = 200 }
             defer { transport.shutdown() }
-            await #expect(throws: TransportFailure.bodyTooLarge(limit: 200)) { try await transport.get(base + Self.ids[0]) }
+            await #expect(throws: TransportFailure.bodyTooLarge(limit: 200)) {
+                try await transport.get(base + Self.ids[0])
+            }
         }
     }
 

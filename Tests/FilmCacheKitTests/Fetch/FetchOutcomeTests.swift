@@ -87,10 +87,14 @@ extension FetchPolicyTests {
             // No complete answer.
             Row(0, .malformed, transport: .timeout, .transient(.transport(.timeout), retryAfter: nil)),
             Row(0, .malformed, transport: .connectionReset, .transient(.transport(.connectionReset), retryAfter: nil)),
-            Row(0, .malformed, transport: .connectFailed("refused"), .transient(.transport(.connectFailed("refused")), retryAfter: nil)),
+            Row(
+                0, .malformed, transport: .connectFailed("refused"),
+                .transient(.transport(.connectFailed("refused")), retryAfter: nil)),
             Row(200, .malformed, transport: .truncated, .transient(.transport(.truncated), retryAfter: nil)),
             Row(200, .film, transport: .truncated, .transient(.transport(.truncated), retryAfter: nil)),
-            Row(200, .malformed, transport: .bodyTooLarge(limit: 1024), .transient(.transport(.bodyTooLarge(limit: 1024)), retryAfter: nil)),
+            Row(
+                200, .malformed, transport: .bodyTooLarge(limit: 1024),
+                .transient(.transport(.bodyTooLarge(limit: 1024)), retryAfter: nil)),
             Row(0, .malformed, transport: .other("SSL"), .transient(.transport(.other("SSL")), retryAfter: nil)),
             Row(
                 401, .error("Request limit reached!"), transport: .timeout,

@@ -7,7 +7,9 @@ import Logging
 enum SampleFilms {
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-    static func film(_ id: String, title: String = "Gladiator", fetchedAt: Date = Date(timeIntervalSince1970: 1_700_000_000))
+    static func film(
+        _ id: String, title: String = "Gladiator", fetchedAt: Date = Date(timeIntervalSince1970: 1_700_000_000)
+    )
         -> IMDBFilm
     {
         var film = IMDBFilm(

@@ -28,7 +28,8 @@ final class ScriptedTransport: HTTPTransport {
         .success(
             HTTPResponse(
                 status: 200,
-                body: Array(#"{"Title":"Film \#(id)","Year":"2001","Type":"movie","imdbID":"\#(id)","Response":"True"}"#.utf8)))
+                body: Array(
+                    #"{"Title":"Film \#(id)","Year":"2001","Type":"movie","imdbID":"\#(id)","Response":"True"}"#.utf8)))
     }
 
     static func error(_ status: Int, _ message: String) -> Result<HTTPResponse, TransportFailure> {

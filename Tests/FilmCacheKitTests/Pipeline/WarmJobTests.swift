@@ -17,7 +17,9 @@ import Testing
         configuration.backoff = Backoff(base: .milliseconds(1), cap: .milliseconds(4), maxAttempts: 3)
         configure(&configuration)
         let store = try CacheStore(path: configuration.databasePath, logger: SampleFilms.logger)
-        return (WarmJob(configuration: configuration, store: store, transport: transport, logger: SampleFilms.logger), store)
+        return (
+            WarmJob(configuration: configuration, store: store, transport: transport, logger: SampleFilms.logger), store
+        )
     }
 
     static func ids(_ n: Int) -> [String] { (1...n).map { "tt" + String(1_000_000 + $0) } }
@@ -45,7 +47,8 @@ import Testing
 
     @Test func limitReachedStopsEverythingAndMarksTheDay() async throws {
         let transport = ScriptedTransport { id, _ in
-            Int(id.dropFirst(2))! > 1_000_010 ? ScriptedTransport.error(401, "Request limit reached!") : ScriptedTransport.film(id)
+            Int(id.dropFirst(2))! > 1_000_010
+                ? ScriptedTransport.error(401, "Request limit reached!") : ScriptedTransport.film(id)
         }
         let (job, store) = try job(Self.ids(200), transport: transport) { $0.maxInFlight = 4 }
         let summary = try await job.run()

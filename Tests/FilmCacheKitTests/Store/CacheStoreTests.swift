@@ -27,7 +27,8 @@ import Testing
 
     @Test func filesAreWALAndListColumnsQueryableWithJSONEach() throws {
         let store = try CacheStore(path: path, logger: SampleFilms.logger)
-        try store.write(WriteBatch(films: [SampleFilms.film("tt0000001"), SampleFilms.film("tt0000002", title: "Other")]))
+        try store.write(
+            WriteBatch(films: [SampleFilms.film("tt0000001"), SampleFilms.film("tt0000002", title: "Other")]))
         let db = try SQLiteConnection(path: path, readOnly: true)
         #expect(try db.prepare("PRAGMA journal_mode").query { $0.text(0) } == ["wal"])
         let dramas = try db.prepare(

@@ -31,7 +31,8 @@ import Testing
     @Test func twoConnectionsOnOneFileShareOneBudget() async throws {
         let path = dir.file("shared.sqlite")
         let stores = [
-            try CacheStore(path: path, logger: SampleFilms.logger), try CacheStore(path: path, logger: SampleFilms.logger),
+            try CacheStore(path: path, logger: SampleFilms.logger),
+            try CacheStore(path: path, logger: SampleFilms.logger),
         ]
         let granted = try await withThrowingTaskGroup(of: Int.self) { group in
             for store in stores {

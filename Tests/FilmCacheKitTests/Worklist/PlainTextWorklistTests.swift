@@ -21,7 +21,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "tt123", "nm0000128", "tt0172495x", "172495", "https://example.com/title/tt0172495/", "tt1'; DROP TABLE films;--",
+        "tt123", "nm0000128", "tt0172495x", "172495", "https://example.com/title/tt0172495/",
+        "tt1'; DROP TABLE films;--",
         "gladiator tt0172495",
     ])
     func rejectsWhatIsNotAnID(line: String) {
