@@ -46,6 +46,21 @@ enum BuiltBinaries {
     }
 }
 
+extension BuiltBinaries {
+    /// Runs one query with the `sqlite3` command-line shell, as an operator would, and returns its output.
+    static func sqlite(_ database: String, _ query: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [database, query]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
 /// Reads a file handle to its end on a background thread.
 final class ReadAll: @unchecked Sendable {
     private var data = Data()

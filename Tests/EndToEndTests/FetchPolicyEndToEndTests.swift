@@ -17,17 +17,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     }
 
-    func sqlite(_ query: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [db, query]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    func sqlite(_ query: String) throws -> String { try BuiltBinaries.sqlite(db, query) }
 
     @Test func aFaultStormLosesNoIDAndTheLedgerMatchesTheServer() throws {
         let standIn = try StandInProcess(arguments: [
