@@ -4,6 +4,7 @@
 #           same URLs, same nginx serving the generated corpus from files
 #   warm    the whole filmcache warm (fetch + decode + normalize + upsert) vs the same curl run,
 #           with peak RSS from /usr/bin/time -v
+#   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
 # Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -98,3 +99,8 @@ rows=$(sqlite3 "$work/bench.sqlite" 'SELECT count(*) FROM films')
 [ "$rows" -eq "$count" ] || { echo "filmcache warm stored $rows of $count films" >&2; exit 1; }
 printf '  %-36s %8s films/s  (%s rows, %.1f s, peak RSS %d MB)\n' "filmcache warm" "$warm_rate" "$rows" "$warm_s" $((rss_kb / 1024))
 echo "  ratio filmcache warm / curl fetch-only: $(ratio "$warm_rate" "$curl_rate")"
+
+rate_seconds=${BENCH_RATE_SECONDS:-60}
+echo
+echo "== rate limiter on the real clock: 20 req/s, burst 5, 32 eager callers, $rate_seconds s =="
+echo "  $("$bin/filmcache-bench" rate --rate 20 --burst 5 --seconds "$rate_seconds")"

@@ -9,7 +9,7 @@ struct FilmCacheBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "filmcache-bench",
         abstract: "Measure filmcache's stages; Scripts/bench.sh runs these beside reference tools.",
-        subcommands: [Fetch.self, Decode.self]
+        subcommands: [Fetch.self, Decode.self, Rate.self]
     )
 }
 
@@ -78,6 +78,54 @@ extension FilmCacheBench {
             let bodies = try names.map { Array(try Data(contentsOf: URL(fileURLWithPath: corpus + "/" + $0))) }
             let result = DecodeBenchmark.run(bodies: bodies, seconds: seconds)
             print(String(format: "filmcache decode+normalize: %.0f films/s", Double(result.films) / result.seconds))
+        }
+    }
+}
+
+extension FilmCacheBench {
+    /// The rate limiter on the real clock: many eager callers for a while, then the achieved rate.
+    struct Rate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Drive the rate gate with eager callers on the real clock; print achieved rate and busiest second.")
+
+        @Option(help: "Requests per second.")
+        var rate: Double = 20
+
+        @Option(help: "Burst above the rate.")
+        var burst = 5
+
+        @Option(help: "How long to run, in seconds.")
+        var seconds = 60
+
+        @Option(help: "Concurrent callers.")
+        var callers = 32
+
+        func run() async throws {
+            let gate = RateGate(rate: rate, burst: burst)
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(seconds)
+            let instants = try await withThrowingTaskGroup(of: [ContinuousClock.Instant].self) { group in
+                for _ in 0..<callers {
+                    group.addTask {
+                        var sent: [ContinuousClock.Instant] = []
+                        while clock.now < deadline {
+                            try await gate.acquire()
+                            let at = clock.now
+                            if at < deadline { sent.append(at) }
+                        }
+                        return sent
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }.sorted()
+            let measured = RateMeasurement(sendInstants: instants)
+            let achieved = measured.rate(over: .seconds(seconds))
+            print(
+                String(
+                    format: "rate gate: %d sends in %d s = %.2f req/s (target %.0f, %+.2f%%); busiest 1-s window %d"
+                        + " (rate + burst = %d)", measured.count, seconds, achieved, rate,
+                    (achieved - rate) / rate * 100, measured.maxInWindow, Int(rate) + burst))
         }
     }
 }

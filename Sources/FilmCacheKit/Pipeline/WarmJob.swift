@@ -205,6 +205,8 @@ public struct WarmJob: Sendable {
         gate: QuotaGate
     ) async throws {
         let at = now()
+        if case .film = result { try noteFirstSuccess(at: at, tally: tally) }
+        if case .notFound = result { try noteFirstSuccess(at: at, tally: tally) }
         switch result {
         case .film(let normalized):
             for warning in normalized.warnings { logger.warning("\(warning)") }
@@ -245,6 +247,17 @@ public struct WarmJob: Sendable {
         }
     }
 
+    /// On the run's first answer from OMDb, records it as the observed reset of an exhausted earlier day.
+    private func noteFirstSuccess(at instant: Date, tally: Tally) throws(StoreError) {
+        let first = tally.withLock { counts -> Bool in
+            defer { counts.answered = true }
+            return !counts.answered
+        }
+        guard first else { return }
+        try store.recordResetObserved(
+            key: configuration.apiKey.fingerprint, before: configuration.quotaDay(containing: instant).key, at: instant)
+    }
+
     /// Maps whatever a worker threw onto the run's error vocabulary.
     private static func warmError(_ error: any Error) -> WarmError {
         switch error {
@@ -269,6 +282,7 @@ public struct WarmJob: Sendable {
         var failed = 0
         var warnings = 0
         var stopReason: StopReason?
+        var answered = false
     }
 }
 

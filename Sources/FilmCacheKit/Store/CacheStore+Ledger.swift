@@ -52,6 +52,24 @@ extension CacheStore {
         }
     }
 
+    /// Records `instant` as the observed reset of the latest earlier quota day that ran out.
+    ///
+    /// Called with the first successful call of a run: the first success after an exhaustion
+    /// marks when OMDb's day really turned over, which OMDb does not document.
+    public func recordResetObserved(key: String, before day: String, at instant: Date) throws(StoreError) {
+        try withConnection { c throws(StoreError) in
+            try c.db.prepare(
+                """
+                UPDATE quota_ledger SET reset_observed_at = ?
+                WHERE key_fingerprint = ? AND quota_day = (
+                    SELECT max(quota_day) FROM quota_ledger
+                    WHERE key_fingerprint = ? AND quota_day < ? AND exhausted_at IS NOT NULL)
+                  AND reset_observed_at IS NULL
+                """
+            ).run([.text(Timestamp.format(instant)), .text(key), .text(key), .text(day)])
+        }
+    }
+
     /// The ledger entry for `key` on `day`, if any call was reserved that day.
     public func ledger(key: String, day: String) throws(StoreError) -> LedgerEntry? {
         try withConnection { c throws(StoreError) in

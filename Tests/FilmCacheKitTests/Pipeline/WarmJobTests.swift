@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FilmCacheKit
@@ -143,5 +144,30 @@ import Testing
         #expect(summary.calls == 19, "20 minus a 5% reserve rounded up")
         #expect(summary.fetched == 19 && summary.deferred == 11 && summary.stopReason == .budgetSpent)
         #expect(try ledgerUsed(store) == 19)
+    }
+
+    @Test func theNextQuotaDaysFirstAnswerIsRecordedAsTheObservedReset() async throws {
+        let dayOne = Date(timeIntervalSince1970: 1_795_000_000)
+        let clock = Mutex(dayOne)
+        let limited = Mutex(true)
+        let transport = ScriptedTransport { id, _ in
+            limited.withLock { $0 }
+                ? ScriptedTransport.error(401, "Request limit reached!") : ScriptedTransport.film(id)
+        }
+        let (plain, store) = try job(Self.ids(5), transport: transport)
+        let job = WarmJob(
+            configuration: plain.configuration, store: store, transport: transport, now: { clock.withLock { $0 } },
+            logger: SampleFilms.logger)
+        #expect(try await job.run().stopReason == .limitReached)
+        let key = APIKey("test-key-1234")!.fingerprint
+        let day = QuotaDay(containing: dayOne).key
+        #expect(try store.ledger(key: key, day: day)?.exhaustedAt == Date(timeIntervalSince1970: 1_795_000_000))
+
+        let dayTwo = QuotaDay(containing: dayOne).nextReset + 7 * 60
+        clock.withLock { $0 = dayTwo }
+        limited.withLock { $0 = false }
+        let second = try await job.run()
+        #expect(second.fetched == 5 && second.stopReason == nil)
+        #expect(try store.ledger(key: key, day: day)?.resetObservedAt == dayTwo)
     }
 }

@@ -28,6 +28,22 @@ import Testing
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.exhaustedAt == at)
     }
 
+    @Test func theFirstSuccessAfterAnExhaustedDayIsRecordedOnceAsTheObservedReset() throws {
+        let store = try CacheStore(path: dir.file("q.sqlite"), logger: SampleFilms.logger)
+        let exhausted = Date(timeIntervalSince1970: 1_700_000_000)
+        _ = try store.reserveCalls(1, key: "ab12", day: "2026-11-20", dailyLimit: 1000, usable: 950)
+        try store.markExhausted(key: "ab12", day: "2026-11-20", at: exhausted)
+        _ = try store.reserveCalls(1, key: "ab12", day: "2026-11-19", dailyLimit: 1000, usable: 950)
+        let reset = exhausted + 3 * 3600
+        try store.recordResetObserved(key: "ab12", before: "2026-11-21", at: reset)
+        try store.recordResetObserved(key: "ab12", before: "2026-11-21", at: reset + 60)
+        #expect(try store.ledger(key: "ab12", day: "2026-11-20")?.resetObservedAt == reset)
+        #expect(try store.ledger(key: "ab12", day: "2026-11-19")?.resetObservedAt == nil)
+        // A success on the exhausted day itself is not a reset.
+        try store.recordResetObserved(key: "cd34", before: "2026-11-20", at: reset)
+        #expect(try store.ledger(key: "cd34", day: "2026-11-20") == nil)
+    }
+
     @Test func twoConnectionsOnOneFileShareOneBudget() async throws {
         let path = dir.file("shared.sqlite")
         let stores = [
