@@ -48,7 +48,6 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
 public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case missingKey(variable: String)
     case unreadableKeyFile(path: String, reason: String)
-    case invalidValue(name: String, value: String, reason: String)
 
     public var description: String {
         switch self {
@@ -57,8 +56,6 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
                 + " (`make run` starts the bundled OMDb stand-in when no key is set)"
         case .unreadableKeyFile(let path, let reason):
             "cannot read the API key file \(path): \(reason)"
-        case .invalidValue(let name, let value, let reason):
-            "invalid \(name) '\(value)': \(reason)"
         }
     }
 }

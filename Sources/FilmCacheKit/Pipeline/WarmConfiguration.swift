@@ -55,7 +55,6 @@ public struct WarmConfiguration: Sendable {
 
 /// Why a warm could not run or had to abort; the executable maps each to an exit code.
 public enum WarmError: Error, CustomStringConvertible {
-    case configuration(ConfigurationError)
     case worklist(WorklistError)
     case store(StoreError)
     /// OMDb rejected the key (`Invalid API key!`, `No API key provided.`).
@@ -65,7 +64,6 @@ public enum WarmError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .configuration(let e): e.description
         case .worklist(let e): e.description
         case .store(let e): e.description
         case .invalidKey(let message):

@@ -205,8 +205,10 @@ public struct WarmJob: Sendable {
         gate: QuotaGate
     ) async throws {
         let at = now()
-        if case .film = result { try noteFirstSuccess(at: at, tally: tally) }
-        if case .notFound = result { try noteFirstSuccess(at: at, tally: tally) }
+        switch result {
+        case .film, .notFound: try noteFirstSuccess(at: at, tally: tally)
+        case .failed, .limitReached, .noBudget, .circuitOpen: break
+        }
         switch result {
         case .film(let normalized):
             for warning in normalized.warnings { logger.warning("\(warning)") }
@@ -232,17 +234,14 @@ public struct WarmJob: Sendable {
             logger.warning(
                 "OMDb daily limit reached; stopping", metadata: ["imdb_id": "\(id)", "message": "\(message)"])
             gate.close()
-            queue.putBack(id)
-            queue.close()
+            queue.stop()
             try store.markExhausted(
                 key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: at).key, at: at)
             tally.withLock { $0.stopReason = .limitReached }
         case .noBudget:
-            queue.putBack(id)
-            queue.close()
+            queue.stop()
         case .circuitOpen:
-            queue.putBack(id)
-            queue.close()
+            queue.stop()
             tally.withLock { $0.stopReason = .tooManyFailures }
         }
     }
@@ -310,16 +309,14 @@ final class WorkQueue: Sendable {
         }
     }
 
-    /// Counts a taken ID as not done.
-    func putBack(_ id: String) {
-        state.withLock { $0.returned += 1 }
+    /// Hands out nothing more; the ID the caller holds counts as not done.
+    func stop() {
+        state.withLock {
+            $0.closed = true
+            $0.returned += 1
+        }
     }
 
-    /// Hands out nothing more.
-    func close() {
-        state.withLock { $0.closed = true }
-    }
-
-    /// IDs never taken plus those put back.
+    /// IDs never taken plus those held when the queue stopped.
     var remaining: Int { state.withLock { $0.ids.count - $0.next + $0.returned } }
 }

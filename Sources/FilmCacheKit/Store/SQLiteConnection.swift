@@ -137,11 +137,6 @@ final class SQLiteStatement {
         return rows
     }
 
-    /// Resets the statement so it can run again.
-    func reset() {
-        sqlite3_reset(statement)
-    }
-
     /// Column `index` as text, `nil` when NULL.
     func text(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(statement, index) else { return nil }

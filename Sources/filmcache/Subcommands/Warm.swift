@@ -148,7 +148,7 @@ extension FilmCacheCommand {
 
         static func exitStatus(for error: WarmError) -> Int32 {
             switch error {
-            case .configuration, .invalidKey: ExitStatus.configuration
+            case .invalidKey: ExitStatus.configuration
             case .worklist: ExitStatus.dataError
             case .store: ExitStatus.ioError
             case .unreachable: ExitStatus.unavailable
