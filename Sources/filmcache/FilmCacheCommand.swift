@@ -16,7 +16,7 @@ struct FilmCacheCommand: AsyncParsableCommand {
               filmcache show tt0172495 --db films.sqlite --json
             """,
         version: FilmCacheVersion.current,
-        subcommands: [Warm.self, Show.self]
+        subcommands: [Warm.self, Plan.self, Show.self]
     )
 }
 

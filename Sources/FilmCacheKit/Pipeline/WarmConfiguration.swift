@@ -9,12 +9,8 @@ public struct WarmConfiguration: Sendable {
     /// OMDb's endpoint, or a stand-in's.
     public var baseURL: String = "https://www.omdbapi.com/"
     public var apiKey: APIKey
-    /// How long a cached film stays fresh.
-    public var ttl: TimeInterval = 30 * 86_400
-    /// How long a "not found" answer stands before the ID is asked again.
-    public var notFoundTTL: TimeInterval = 30 * 86_400
-    /// How long a failed ID waits before a later run tries it again.
-    public var failureRetryDelay: TimeInterval = 3_600
+    /// Which cached answers are still good, and when negative answers are asked again.
+    public var freshness = FreshnessPolicy()
     /// Concurrent OMDb requests.
     public var maxInFlight = 8
     /// OMDb's daily limit for this key.
@@ -41,6 +37,24 @@ public struct WarmConfiguration: Sendable {
 
     /// The day's budget: the limit and the reserve left for the apps.
     public var budget: QuotaBudget { QuotaBudget(limit: dailyLimit, reservePercent: reservePercent) }
+
+    /// The settings a plan is made with.
+    public var planSettings: PlanSettings {
+        get {
+            var settings = PlanSettings()
+            settings.freshness = freshness
+            settings.dailyLimit = dailyLimit
+            settings.reservePercent = reservePercent
+            settings.quotaTimeZone = quotaTimeZone
+            return settings
+        }
+        set {
+            freshness = newValue.freshness
+            dailyLimit = newValue.dailyLimit
+            reservePercent = newValue.reservePercent
+            quotaTimeZone = newValue.quotaTimeZone
+        }
+    }
 
     /// The quota day an instant falls in.
     public func quotaDay(containing instant: Date) -> QuotaDay { QuotaDay(containing: instant, in: quotaTimeZone) }

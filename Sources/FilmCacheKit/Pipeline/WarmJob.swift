@@ -36,14 +36,17 @@ public struct WarmJob: Sendable {
         for warning in worklist.warnings { logger.warning("\(warning)") }
 
         let startedAt = now()
-        let plan: Plan
+        let night: NightPlan
         let runID: Int
         do {
-            plan = Planner(ttl: configuration.ttl).plan(try store.states(of: worklist.ids), now: startedAt)
+            night = try NightPlan.make(
+                worklist: worklist, store: store, settings: configuration.planSettings,
+                keyFingerprint: configuration.apiKey.fingerprint, now: startedAt)
             runID = try store.beginRun(startedAt: startedAt, key: configuration.apiKey.fingerprint)
         } catch {
             throw .store(error)
         }
+        let plan = night.plan
         var summary = WarmSummary()
         summary.considered = plan.considered
         summary.fresh = plan.fresh
@@ -54,14 +57,14 @@ public struct WarmJob: Sendable {
             metadata: [
                 "considered": "\(plan.considered)", "fresh": "\(plan.fresh)", "missing": "\(plan.missing)",
                 "stale": "\(plan.stale)", "upgrades": "\(plan.upgrades)", "to_fetch": "\(plan.toFetch.count)",
+                "deferred": "\(plan.deferred.count)", "calls_left": "\(night.callsLeft)",
             ])
-
         let gate = QuotaGate(
             store: store, key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: startedAt).key,
             dailyLimit: configuration.dailyLimit, usable: configuration.budget.usable, block: configuration.maxInFlight)
         let writer = BatchWriter(store: store, batchSize: configuration.batchSize)
         let tally = Tally()
-        let queue = WorkQueue(plan.toFetch)
+        let queue = WorkQueue(plan.toFetch, failedBefore: plan.failedBefore)
         let pacing = Pacing(configuration: configuration)
 
         let failure: WarmError?
@@ -99,8 +102,8 @@ public struct WarmJob: Sendable {
         summary.failed = counts.failed
         summary.normalizationWarnings = counts.warnings
         summary.calls = gate.sent
-        summary.deferred = queue.remaining
-        summary.stopReason = counts.stopReason ?? (queue.remaining > 0 ? .budgetSpent : nil)
+        summary.deferred = queue.remaining + plan.deferred.count
+        summary.stopReason = counts.stopReason ?? (summary.deferred > 0 ? .budgetSpent : nil)
         let outcome = failure.map { "error: \($0)" } ?? summary.stopReason?.rawValue ?? "done"
         try? store.finishRun(id: runID, summary: summary, finishedAt: now(), outcome: outcome)
         if let failure { throw failure }
@@ -221,14 +224,15 @@ public struct WarmJob: Sendable {
             try await writer.add(
                 LookupRecord(
                     imdbID: id, status: .notFound, message: message, httpStatus: 200, attemptedAt: at,
-                    nextAttemptAt: at.addingTimeInterval(configuration.notFoundTTL)))
+                    nextAttemptAt: at.addingTimeInterval(configuration.freshness.notFoundTTL)))
             tally.withLock { $0.notFound += 1 }
         case .failed(let message, let status):
             logger.warning("fetch failed", metadata: ["imdb_id": "\(id)", "error": "\(message)"])
             try await writer.add(
                 LookupRecord(
                     imdbID: id, status: .failed, message: message, httpStatus: status, attemptedAt: at,
-                    nextAttemptAt: at.addingTimeInterval(configuration.failureRetryDelay)))
+                    nextAttemptAt: configuration.freshness.nextFailureAttempt(
+                        after: queue.failedBefore(id) + 1, at: at)))
             tally.withLock { $0.failed += 1 }
         case .limitReached(let message):
             logger.warning(
@@ -291,14 +295,18 @@ final class WorkQueue: Sendable {
 
     private struct State {
         var ids: [String]
+        var failedBefore: [String: Int]
         var next = 0
         var returned = 0
         var closed = false
     }
 
-    init(_ ids: [String]) {
-        state = Mutex(State(ids: ids))
+    init(_ ids: [String], failedBefore: [String: Int] = [:]) {
+        state = Mutex(State(ids: ids, failedBefore: failedBefore))
     }
+
+    /// Runs in a row that failed for `id` before this one.
+    func failedBefore(_ id: String) -> Int { state.withLock { $0.failedBefore[id] ?? 0 } }
 
     /// The next ID, or `nil` when all are taken or the queue was closed.
     func next() -> String? {

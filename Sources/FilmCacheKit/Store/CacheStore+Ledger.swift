@@ -85,6 +85,16 @@ extension CacheStore {
         }
     }
 
+    /// Today's ledger entry for planning: `key`'s, or without a key the busiest key's.
+    public func ledgerForPlanning(key: String?, day: String) throws(StoreError) -> LedgerEntry? {
+        if let key { return try ledger(key: key, day: day) }
+        let busiest = try withConnection { c throws(StoreError) in
+            try c.db.prepare("SELECT key_fingerprint FROM quota_ledger WHERE quota_day = ? ORDER BY used DESC LIMIT 1")
+                .query([.text(day)]) { $0.text(0) }.first ?? nil
+        }
+        return try busiest.flatMap { (key) throws(StoreError) in try ledger(key: key, day: day) }
+    }
+
     /// Starts a run record and returns its id.
     public func beginRun(startedAt: Date, key: String) throws(StoreError) -> Int {
         try withConnection { c throws(StoreError) in

@@ -98,10 +98,11 @@ public final class CacheStore: Sendable {
 
     /// What the cache knows about each of `ids`, read set-based through a temporary table.
     ///
-    /// The result has one entry per ID, in the order given.
+    /// The result has one entry per ID, in the order given. Only the temporary table is
+    /// written, so the read takes no write lock and waits for no running warm.
     public func states(of ids: [String]) throws(StoreError) -> [CachedState] {
         try withConnection { c throws(StoreError) in
-            try c.db.transaction { () throws(StoreError) in
+            try c.db.transaction(deferred: true) { () throws(StoreError) in
                 try c.db.execute("DELETE FROM temp.worklist")
                 for (position, id) in ids.enumerated() {
                     try c.insertWorklist.run([.text(id), .integer(position)])
@@ -112,7 +113,12 @@ public final class CacheStore: Sendable {
                         fetchedAt: row.text(1).flatMap(Timestamp.parse),
                         dataVersion: row.int(2),
                         lookupStatus: row.text(3).flatMap(LookupStatus.init(rawValue:)),
-                        nextAttemptAt: row.text(4).flatMap(Timestamp.parse)
+                        nextAttemptAt: row.text(4).flatMap(Timestamp.parse),
+                        lookupAttempts: row.int(5),
+                        age: row.text(1) == nil
+                            ? nil
+                            : TitleAge(
+                                type: row.text(6), yearStart: row.int(7), yearEnd: row.int(8), released: row.text(9))
                     )
                 }
                 try c.db.execute("DELETE FROM temp.worklist")
@@ -191,7 +197,8 @@ public final class CacheStore: Sendable {
             insertWorklist = try db.prepare("INSERT OR IGNORE INTO temp.worklist (imdb_id, position) VALUES (?, ?)")
             selectStates = try db.prepare(
                 """
-                SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at
+                SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at, l.attempts,
+                       f.type, f.year_start, f.year_end, f.released
                 FROM temp.worklist AS w
                 LEFT JOIN films AS f ON f.imdb_id = w.imdb_id
                 LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
@@ -269,4 +276,21 @@ public struct CachedState: Sendable, Equatable {
     public var lookupStatus: LookupStatus?
     /// When that entry may be tried again.
     public var nextAttemptAt: Date?
+    /// Runs that have asked OMDb for this ID and got a negative answer.
+    public var lookupAttempts: Int?
+    /// The cached title's age facts; `nil` when `films` has no row.
+    public var age: TitleAge?
+
+    public init(
+        imdbID: String, fetchedAt: Date? = nil, dataVersion: Int? = nil, lookupStatus: LookupStatus? = nil,
+        nextAttemptAt: Date? = nil, lookupAttempts: Int? = nil, age: TitleAge? = nil
+    ) {
+        self.imdbID = imdbID
+        self.fetchedAt = fetchedAt
+        self.dataVersion = dataVersion
+        self.lookupStatus = lookupStatus
+        self.nextAttemptAt = nextAttemptAt
+        self.lookupAttempts = lookupAttempts
+        self.age = age
+    }
 }

@@ -51,8 +51,10 @@ final class SQLiteConnection {
     ///
     /// IMMEDIATE takes the write lock up front, so two processes never both read
     /// a value and then both write from it (the quota ledger depends on that).
-    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try execute("BEGIN IMMEDIATE")
+    /// A `deferred` transaction that writes only temporary tables never takes the database's
+    /// write lock, so reads made that way wait for no writer.
+    func transaction<T>(deferred: Bool = false, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute(deferred ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE")
         do {
             let value = try body()
             try execute("COMMIT")

@@ -23,14 +23,13 @@ extension FilmCacheCommand {
 
         @OptionGroup var common: CommonOptions
 
+        @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
+
         @Option(help: "OMDb endpoint; point it at a stand-in for offline runs.")
         var baseURL = "https://www.omdbapi.com/"
 
         @Option(help: "Read the API key from this file instead of OMDB_API_KEY.")
         var apiKeyFile: String?
-
-        @Option(help: "Days a cached film stays fresh.")
-        var ttlDays: Double = 30
 
         @Option(help: "Concurrent OMDb requests (also the connection cache size).")
         var maxInFlight = 8
@@ -40,15 +39,6 @@ extension FilmCacheCommand {
 
         @Option(help: "Requests allowed at once above the rate after an idle spell.")
         var burst = 5
-
-        @Option(help: "OMDb's daily request limit for this key.")
-        var dailyLimit = 1_000
-
-        @Option(help: "Percent of the daily limit left unused for the apps sharing the key.")
-        var reserve: Double = 5
-
-        @Option(help: "Time zone whose midnight starts a quota day (e.g. UTC, America/Los_Angeles).")
-        var quotaTimezone = "UTC"
 
         @Option(help: "Seconds one request may take in all (connecting included).")
         var timeout: Double = 30
@@ -79,9 +69,6 @@ extension FilmCacheCommand {
 
         func validate() throws {
             guard maxInFlight >= 1 else { throw ValidationError("--max-in-flight must be at least 1") }
-            guard dailyLimit >= 0 else { throw ValidationError("--daily-limit cannot be negative") }
-            guard (0..<100).contains(reserve) else { throw ValidationError("--reserve must be 0 to 99 percent") }
-            guard ttlDays >= 0 else { throw ValidationError("--ttl-days cannot be negative") }
             guard burst >= 1 else { throw ValidationError("--burst must be at least 1") }
             guard timeout > 0, connectTimeout > 0 else { throw ValidationError("timeouts must be positive") }
             guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
@@ -90,9 +77,6 @@ extension FilmCacheCommand {
             }
             guard breakerPauseAfter >= 1, breakerStopAfter >= breakerPauseAfter, breakerCoolDown >= 0 else {
                 throw ValidationError("--breaker-stop-after must be at least --breaker-pause-after (at least 1)")
-            }
-            guard TimeZone(identifier: quotaTimezone) != nil else {
-                throw ValidationError("--quota-timezone: unknown time zone '\(quotaTimezone)'")
             }
             guard !worklists.isEmpty else { throw ValidationError("name at least one worklist file") }
         }
@@ -108,13 +92,10 @@ extension FilmCacheCommand {
             var configuration = WarmConfiguration(
                 databasePath: common.databasePath, worklists: worklists, apiKey: key)
             configuration.baseURL = baseURL
-            configuration.ttl = ttlDays * 86_400
+            planning.apply(to: &configuration.planSettings)
             configuration.maxInFlight = maxInFlight
-            configuration.dailyLimit = dailyLimit
-            configuration.reservePercent = reserve
             configuration.rate = rate
             configuration.burst = burst
-            configuration.quotaTimeZone = TimeZone(identifier: quotaTimezone) ?? QuotaDay.defaultTimeZone
             configuration.backoff = Backoff(
                 base: .seconds(retryBase), cap: .seconds(retryCap), maxAttempts: maxAttempts,
                 maxWait: .seconds(max(120, retryCap)))

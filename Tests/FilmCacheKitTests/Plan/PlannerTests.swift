@@ -21,7 +21,7 @@ import Testing
             CachedState(imdbID: "not-found-due", lookupStatus: .notFound, nextAttemptAt: now - 1),
             CachedState(imdbID: "failed-waiting", lookupStatus: .failed, nextAttemptAt: now + 60),
         ]
-        let plan = Planner(ttl: 30 * day).plan(states, now: now)
+        let plan = Planner(freshness: .flat(30 * day)).plan(states, now: now)
         #expect(
             plan.toFetch == ["missing-1", "missing-2", "not-found-due", "stale-older", "stale-newer", "old-version"])
         #expect(plan.considered == 9)
@@ -32,7 +32,7 @@ import Testing
 
     @Test func exactlyAtTheTTLIsStale() {
         let states = [CachedState(imdbID: "a", fetchedAt: now - 30 * day, dataVersion: FilmNormalizer.dataVersion)]
-        #expect(Planner(ttl: 30 * day).plan(states, now: now).toFetch == ["a"])
-        #expect(Planner(ttl: 31 * day).plan(states, now: now).toFetch.isEmpty)
+        #expect(Planner(freshness: .flat(30 * day)).plan(states, now: now).toFetch == ["a"])
+        #expect(Planner(freshness: .flat(31 * day)).plan(states, now: now).toFetch.isEmpty)
     }
 }

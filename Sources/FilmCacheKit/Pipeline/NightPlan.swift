@@ -1,0 +1,56 @@
+import Foundation
+
+/// Tonight's plan with its budget: what `filmcache plan` prints and `warm` starts from.
+public struct NightPlan: Sendable, Equatable {
+    /// The ordered work, cut to the calls left today.
+    public var plan: Plan
+    /// The quota day the plan was made in.
+    public var quotaDay: String
+    /// Calls usable per quota day (the limit less the reserve).
+    public var callsPerDay: Int
+    /// Calls already counted today for the key.
+    public var callsUsed: Int
+    /// Calls left today before the reserve.
+    public var callsLeft: Int
+    /// OMDb said "limit reached" earlier today.
+    public var exhausted: Bool
+    /// Worklist lines that named no ID.
+    public var skippedLines: Int
+
+    /// Quota days until the deferred IDs are fetched, at a full day's budget each.
+    public var daysToClear: Int? { plan.daysToClear(callsPerDay: callsPerDay) }
+
+    /// Plans `worklist` against the cache at `now` with `configuration`'s freshness and budget.
+    ///
+    /// The ledger row of `keyFingerprint` gives today's use; without a key the busiest key
+    /// of the day is assumed, so the plan never promises calls a shared key lacks.
+    public static func make(
+        worklist: Worklist, store: CacheStore, settings: PlanSettings, keyFingerprint: String?, now: Date
+    ) throws(StoreError) -> NightPlan {
+        let day = QuotaDay(containing: now, in: settings.quotaTimeZone).key
+        let budget = QuotaBudget(limit: settings.dailyLimit, reservePercent: settings.reservePercent)
+        let entry = try store.ledgerForPlanning(key: keyFingerprint, day: day)
+        let used = entry?.used ?? 0
+        let exhausted = entry?.exhaustedAt != nil
+        let left = exhausted ? 0 : budget.left(used: used)
+        let states = try store.states(of: worklist.ids)
+        let plan = Planner(freshness: settings.freshness).plan(states, demand: worklist.demand, now: now, budget: left)
+        return NightPlan(
+            plan: plan, quotaDay: day, callsPerDay: budget.usable, callsUsed: used, callsLeft: left,
+            exhausted: exhausted, skippedLines: worklist.warnings.count)
+    }
+}
+
+/// What a plan depends on besides the worklist: freshness and the budget.
+public struct PlanSettings: Sendable, Equatable {
+    /// Which cached answers are still good.
+    public var freshness = FreshnessPolicy()
+    /// OMDb's daily limit for the key.
+    public var dailyLimit = 1_000
+    /// Percent of the daily limit left for the apps sharing the key.
+    public var reservePercent: Double = 5
+    /// The time zone whose midnight starts a quota day.
+    public var quotaTimeZone = QuotaDay.defaultTimeZone
+
+    public init() {}
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// How long cached answers stay good, by what they describe.
+///
+/// Like Radarr's and Sonarr's refresh rules: metadata of a film that came out in the last
+/// months still moves (ratings, votes, box office, DVD date) and a running series gains
+/// seasons, so those refresh sooner; a film released more than a decade ago rarely changes,
+/// so it can wait longer and leave the quota to the rest.
+public struct FreshnessPolicy: Sendable, Equatable {
+    /// The TTL of everything neither recent nor old (the apps' own policy).
+    public var ttl: TimeInterval = 30 * Self.day
+    /// The TTL of recent releases and of series still running.
+    public var recentTTL: TimeInterval = 7 * Self.day
+    /// How long after its release a title counts as recent (about six months).
+    public var recentWindow: TimeInterval = 182 * Self.day
+    /// The TTL of titles released long ago.
+    public var oldTTL: TimeInterval = 90 * Self.day
+    /// How long after its release a title counts as old (about ten years).
+    public var oldAfter: TimeInterval = 3_652 * Self.day
+    /// How long a "not found" answer stands before the ID is asked again.
+    public var notFoundTTL: TimeInterval = 30 * Self.day
+    /// The wait after an ID's first failed run; it doubles with each further failed run.
+    public var failureRetryBase: TimeInterval = 3_600
+    /// The longest wait between failed runs of one ID.
+    public var failureRetryCap: TimeInterval = 7 * Self.day
+
+    /// Seconds in a day.
+    public static let day: TimeInterval = 86_400
+
+    public init() {}
+
+    /// A policy with one TTL for every title (no age classes).
+    public static func flat(_ ttl: TimeInterval) -> FreshnessPolicy {
+        var policy = FreshnessPolicy()
+        policy.ttl = ttl
+        policy.recentTTL = ttl
+        policy.oldTTL = ttl
+        return policy
+    }
+
+    /// Which TTL a title gets.
+    public enum AgeClass: String, Sendable, CaseIterable {
+        /// Released within `recentWindow` (or not yet), or a series still running.
+        case recent
+        /// Neither recent nor old, or its age is unknown.
+        case standard
+        /// Released more than `oldAfter` ago (a finished series: its last year).
+        case old
+    }
+
+    /// The age class of a title at `now`.
+    public func ageClass(of title: TitleAge, at now: Date) -> AgeClass {
+        if title.isRunningSeries { return .recent }
+        guard let released = title.releasedAt else { return .standard }
+        let age = now.timeIntervalSince(released)
+        if age < recentWindow { return .recent }
+        if age > oldAfter { return .old }
+        return .standard
+    }
+
+    /// The TTL of a title at `now`.
+    public func ttl(of title: TitleAge, at now: Date) -> TimeInterval {
+        switch ageClass(of: title, at: now) {
+        case .recent: recentTTL
+        case .standard: ttl
+        case .old: oldTTL
+        }
+    }
+
+    /// When an ID that has now failed `attempts` runs in a row is tried again.
+    public func nextFailureAttempt(after attempts: Int, at instant: Date) -> Date {
+        let doublings = min(max(attempts - 1, 0), 30)
+        return instant.addingTimeInterval(min(failureRetryCap, failureRetryBase * Double(1 << doublings)))
+    }
+}
+
+/// What the freshness policy needs to know about a cached title's age.
+public struct TitleAge: Sendable, Equatable {
+    /// The release date, or January 1 of the first year when OMDb gives no date.
+    public var releasedAt: Date?
+    /// A series whose run has no end year.
+    public var isRunningSeries: Bool
+
+    public init(releasedAt: Date?, isRunningSeries: Bool) {
+        self.releasedAt = releasedAt
+        self.isRunningSeries = isRunningSeries
+    }
+
+    /// The age facts of a `films` row: its type, years and release date as stored.
+    ///
+    /// A finished series is dated by its last year, so a series that ended long ago is old.
+    public init(type: String?, yearStart: Int?, yearEnd: Int?, released: String?) {
+        isRunningSeries = type == "series" && yearStart != nil && yearEnd == nil
+        if type == "series", let yearEnd {
+            releasedAt = Self.januaryFirst(yearEnd)
+        } else if let released, let date = Self.isoDay(released) {
+            releasedAt = date
+        } else {
+            releasedAt = yearStart.flatMap(Self.januaryFirst)
+        }
+    }
+
+    private static func januaryFirst(_ year: Int) -> Date? {
+        DateComponents(calendar: utc, timeZone: .gmt, year: year, month: 1, day: 1).date
+    }
+
+    private static func isoDay(_ text: String) -> Date? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
+        return DateComponents(calendar: utc, timeZone: .gmt, year: y, month: m, day: d).date
+    }
+
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        return calendar
+    }()
+}

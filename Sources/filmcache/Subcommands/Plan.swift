@@ -1,0 +1,81 @@
+import ArgumentParser
+import FilmCacheKit
+import Foundation
+
+extension FilmCacheCommand {
+    struct Plan: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show tonight's work without calling OMDb: what is fresh, due, and deferred.",
+            discussion: """
+                Reads the worklists and the cache and prints what `warm` would do now: IDs
+                considered, fresh, to fetch (missing, then stale by how overdue × how many
+                worklists name them, then rows from an older normalizer), deferred for lack of
+                today's budget (and in how many quota days the backlog clears), and negative
+                answers still waiting. Today's use comes from the ledger of the key in
+                OMDB_API_KEY or --api-key-file; with no key, from the busiest key of the day.
+                An absent database is treated as empty and is not created.
+
+                Examples:
+                  filmcache plan --db films.sqlite Data/watchlist.txt
+                  filmcache plan --db films.sqlite --json watchlist.txt | jq .deferred
+                  filmcache plan --db films.sqlite --json --ids watchlist.txt | jq -r '.toFetchIDs[]'
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
+
+        @Option(help: "Read the API key from this file instead of OMDB_API_KEY (only its ledger is read).")
+        var apiKeyFile: String?
+
+        @Flag(help: "Print the plan as JSON.")
+        var json = false
+
+        @Flag(help: "With --json, also list the IDs to fetch and the deferred ones, in order.")
+        var ids = false
+
+        @Argument(help: "Worklist files.")
+        var worklists: [String] = []
+
+        func validate() throws {
+            guard !worklists.isEmpty else { throw ValidationError("name at least one worklist file") }
+        }
+
+        func run() async throws {
+            let logger = common.makeLogger()
+            var fingerprint: String?
+            do {
+                fingerprint = try APIKey.load(environment: ProcessInfo.processInfo.environment, file: apiKeyFile)
+                    .fingerprint
+            } catch .missingKey {
+                fingerprint = nil
+            } catch {
+                throw fail(error.description, status: ExitStatus.configuration)
+            }
+            let worklist: Worklist
+            do {
+                worklist = try Worklist.read(paths: worklists)
+            } catch {
+                throw fail(error.description, status: ExitStatus.dataError)
+            }
+            for warning in worklist.warnings { logger.warning("\(warning)") }
+            var settings = PlanSettings()
+            planning.apply(to: &settings)
+            let night: NightPlan
+            do {
+                let exists = FileManager.default.fileExists(atPath: common.databasePath)
+                let store = try CacheStore(path: exists ? common.databasePath : ":memory:", logger: logger)
+                night = try NightPlan.make(
+                    worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: Date())
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+            if json {
+                print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids))
+            } else {
+                print(PlanReport.text(night, keyFingerprint: fingerprint, database: common.databasePath))
+            }
+        }
+    }
+}
