@@ -79,6 +79,28 @@ enum Schema {
             calls           INTEGER NOT NULL DEFAULT 0,
             outcome         TEXT
         );
+        """,
+        // Version 2: list columns as relational views (no write cost, always in step with
+        // `films`), and an index for the planner's and reports' reads of `lookups`.
         """
+        CREATE VIEW film_genres (imdb_id, genre) AS
+            SELECT f.imdb_id, j.value FROM films AS f, json_each(f.genres) AS j;
+        CREATE VIEW film_directors (imdb_id, director) AS
+            SELECT f.imdb_id, j.value FROM films AS f, json_each(f.directors) AS j;
+        CREATE VIEW film_writers (imdb_id, writer, role) AS
+            SELECT f.imdb_id, json_extract(j.value, '$.name'), json_extract(j.value, '$.role')
+            FROM films AS f, json_each(f.writers) AS j;
+        CREATE VIEW film_actors (imdb_id, actor, position) AS
+            SELECT f.imdb_id, j.value, j.key FROM films AS f, json_each(f.actors) AS j;
+        CREATE VIEW film_languages (imdb_id, language) AS
+            SELECT f.imdb_id, j.value FROM films AS f, json_each(f.languages) AS j;
+        CREATE VIEW film_countries (imdb_id, country) AS
+            SELECT f.imdb_id, j.value FROM films AS f, json_each(f.countries) AS j;
+        CREATE VIEW film_ratings (imdb_id, source, value, score) AS
+            SELECT f.imdb_id, json_extract(j.value, '$.source'), json_extract(j.value, '$.value'),
+                   json_extract(j.value, '$.score')
+            FROM films AS f, json_each(f.ratings) AS j;
+        CREATE INDEX lookups_status_next ON lookups (status, next_attempt_at);
+        """,
     ]
 }
