@@ -7,18 +7,19 @@ import Testing
     let now = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15
     let day = FreshnessPolicy.day
 
-    @Test(arguments: [
-        ("movie", 2026, nil, "2026-11-01", FreshnessPolicy.AgeClass.recent),
-        ("movie", 2027, nil, "2027-06-01", .recent),  // not out yet
-        ("movie", 2020, nil, "2020-05-01", .standard),
-        ("movie", 2010, nil, "2010-05-01", .old),
-        ("movie", 2010, nil, nil, .old),  // no date: January 1 of the year
-        ("movie", nil, nil, nil, .standard),  // age unknown
-        ("series", 2008, nil, "2008-01-20", .recent),  // still running
-        ("series", 2008, 2013, "2008-01-20", .old),  // ended: dated by its last year
-        ("series", 2019, 2022, "2019-01-20", .standard),
-        ("episode", 2026, nil, "2026-12-25", .recent),
-    ] as [(String, Int?, Int?, String?, FreshnessPolicy.AgeClass)])
+    @Test(
+        arguments: [
+            ("movie", 2026, nil, "2026-11-01", FreshnessPolicy.AgeClass.recent),
+            ("movie", 2027, nil, "2027-06-01", .recent),  // not out yet
+            ("movie", 2020, nil, "2020-05-01", .standard),
+            ("movie", 2010, nil, "2010-05-01", .old),
+            ("movie", 2010, nil, nil, .old),  // no date: January 1 of the year
+            ("movie", nil, nil, nil, .standard),  // age unknown
+            ("series", 2008, nil, "2008-01-20", .recent),  // still running
+            ("series", 2008, 2013, "2008-01-20", .old),  // ended: dated by its last year
+            ("series", 2019, 2022, "2019-01-20", .standard),
+            ("episode", 2026, nil, "2026-12-25", .recent),
+        ] as [(String, Int?, Int?, String?, FreshnessPolicy.AgeClass)])
     func ageClasses(type: String, yearStart: Int?, yearEnd: Int?, released: String?, expected: FreshnessPolicy.AgeClass)
     {
         let title = TitleAge(type: type, yearStart: yearStart, yearEnd: yearEnd, released: released)

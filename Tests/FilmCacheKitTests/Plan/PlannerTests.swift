@@ -62,7 +62,9 @@ import Testing
         let current = FilmNormalizer.dataVersion
         let states =
             (1...5).map { CachedState(imdbID: "m\($0)") }
-            + (1...4).map { CachedState(imdbID: "s\($0)", fetchedAt: now - Double(30 + $0) * day, dataVersion: current) }
+            + (1...4).map {
+                CachedState(imdbID: "s\($0)", fetchedAt: now - Double(30 + $0) * day, dataVersion: current)
+            }
         let plan = Planner(freshness: .flat(30 * day)).plan(states, now: now, budget: 7)
         #expect(plan.toFetch == ["m1", "m2", "m3", "m4", "m5", "s4", "s3"])
         #expect(plan.deferred == ["s2", "s1"])
