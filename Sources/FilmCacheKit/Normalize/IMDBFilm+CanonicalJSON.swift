@@ -45,7 +45,7 @@ extension IMDBFilm {
         w.key("dvd", string: dvd?.description)
         w.key("production", string: production)
         w.key("website", string: website)
-        w.key("lastFetched", string: CanonicalJSONWriter.iso8601(lastFetched))
+        w.key("lastFetched", string: Timestamp.format(lastFetched))
         w.key("dataVersion", int: dataVersion)
         w.close("}")
         w.out.append(0x0A)
@@ -135,39 +135,6 @@ private struct CanonicalJSONWriter {
     }
 
     private mutating func quoted(_ s: String) {
-        out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-            case 0x09: out.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                let hex = String(b, radix: 16)
-                out.append(contentsOf: ("\\u00" + (hex.count == 1 ? "0" : "") + hex).utf8)
-            default: out.append(b)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    /// `2026-01-02T03:04:05Z`: whole seconds, UTC, from the days-from-civil algorithm, no formatter.
-    static func iso8601(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let time = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let date = CalendarDate(year: year, month: month, day: day).description
-        return "\(date)T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
+        JSONString.append(s, to: &out)
     }
 }

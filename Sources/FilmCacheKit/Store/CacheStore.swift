@@ -83,7 +83,9 @@ public final class CacheStore: Sendable {
             try c.db.transaction { () throws(StoreError) in
                 for film in batch.films {
                     try c.upsertFilm.run(FilmRow.values(for: film))
-                    try c.deleteLookup.run([.text(film.imdbID)])
+                }
+                if !batch.films.isEmpty {
+                    try c.deleteLookups.run([.text(JSONText.array(batch.films.map(\.imdbID)))])
                 }
                 for lookup in batch.lookups {
                     try c.upsertLookup.run([
@@ -167,7 +169,7 @@ public final class CacheStore: Sendable {
     struct Connection {
         let db: SQLiteConnection
         let upsertFilm: SQLiteStatement
-        let deleteLookup: SQLiteStatement
+        let deleteLookups: SQLiteStatement
         let upsertLookup: SQLiteStatement
         let insertWorklist: SQLiteStatement
         let selectStates: SQLiteStatement
@@ -180,7 +182,8 @@ public final class CacheStore: Sendable {
                 "INSERT INTO films (\(columns.joined(separator: ", "))) VALUES ("
                     + Array(repeating: "?", count: columns.count).joined(separator: ", ")
                     + ") ON CONFLICT (imdb_id) DO UPDATE SET \(updates)")
-            deleteLookup = try db.prepare("DELETE FROM lookups WHERE imdb_id = ?")
+            // One statement per batch clears the negative answers of every film that arrived.
+            deleteLookups = try db.prepare("DELETE FROM lookups WHERE imdb_id IN (SELECT value FROM json_each(?))")
             upsertLookup = try db.prepare(
                 """
                 INSERT INTO lookups (imdb_id, status, message, http_status, attempts, first_seen_at,

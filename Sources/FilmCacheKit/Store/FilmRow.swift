@@ -77,58 +77,43 @@ enum FilmRow {
 enum JSONText {
     /// `["a","b"]`.
     static func array(_ items: [String]) -> String {
-        var out = "["
-        for (i, item) in items.enumerated() {
-            if i > 0 { out += "," }
-            appendString(item, to: &out)
-        }
-        return out + "]"
+        list(items) { out, item in JSONString.append(item, to: &out) }
     }
 
     /// `[{"name":"…","role":"…"}]`, role `null` when absent.
     static func credits(_ items: [Credit]) -> String {
-        var out = "["
-        for (i, item) in items.enumerated() {
-            if i > 0 { out += "," }
-            out += "{\"name\":"
-            appendString(item.name, to: &out)
-            out += ",\"role\":"
-            if let role = item.role { appendString(role, to: &out) } else { out += "null" }
-            out += "}"
+        list(items) { out, item in
+            out += #"{"name":"#.utf8
+            JSONString.append(item.name, to: &out)
+            out += #","role":"#.utf8
+            if let role = item.role { JSONString.append(role, to: &out) } else { out += "null".utf8 }
+            out.append(UInt8(ascii: "}"))
         }
-        return out + "]"
     }
 
     /// `[{"source":"…","value":"…","score":79}]`, score `null` when absent.
     static func ratings(_ items: [Rating]) -> String {
-        var out = "["
-        for (i, item) in items.enumerated() {
-            if i > 0 { out += "," }
-            out += "{\"source\":"
-            appendString(item.source.description, to: &out)
-            out += ",\"value\":"
-            appendString(item.value, to: &out)
-            out += ",\"score\":" + (item.score.map(String.init) ?? "null") + "}"
+        list(items) { out, item in
+            out += #"{"source":"#.utf8
+            JSONString.append(item.source.description, to: &out)
+            out += #","value":"#.utf8
+            JSONString.append(item.value, to: &out)
+            out += #","score":"#.utf8
+            out += (item.score.map(String.init) ?? "null").utf8
+            out.append(UInt8(ascii: "}"))
         }
-        return out + "]"
     }
 
-    /// Appends `text` as a quoted JSON string.
-    static func appendString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
+    /// A JSON array of `items`, each written by `element`.
+    private static func list<T>(_ items: [T], _ element: (inout [UInt8], T) -> Void) -> String {
+        if items.isEmpty { return "[]" }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(32 * items.count)
+        for (i, item) in items.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            element(&out, item)
         }
-        out += "\""
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -103,7 +103,14 @@ final class SQLiteStatement {
         case .null: rc = sqlite3_bind_null(statement, index)
         case .integer(let v): rc = sqlite3_bind_int64(statement, index, Int64(v))
         case .real(let v): rc = sqlite3_bind_double(statement, index, v)
-        case .text(let v): rc = sqlite3_bind_text(statement, index, v, -1, fc_sqlite_transient())
+        case .text(var v):
+            // Native strings hand SQLite their UTF-8 directly: no C-string copy, no strlen.
+            rc = v.withUTF8 { bytes in
+                sqlite3_bind_text64(
+                    statement, index,
+                    bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                    sqlite3_uint64(bytes.count), fc_sqlite_transient(), UInt8(SQLITE_UTF8))
+            }
         }
         if rc != SQLITE_OK { throw connection.error(rc) }
     }

@@ -5,17 +5,23 @@ import Foundation
 /// A fixed-width form sorts lexicographically in time order, so SQL compares it
 /// directly and SQLite's date functions read it.
 enum Timestamp {
-    /// Formats `date` (seconds truncated toward the past).
+    /// Formats `date` (seconds truncated toward the past), by the days-from-civil algorithm, no formatter.
     static func format(_ date: Date) -> String {
-        var seconds = time_t(floor(date.timeIntervalSince1970))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + "T"
-            + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "Z"
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let date = CalendarDate(year: year, month: month, day: day).description
+        return "\(date)T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
     }
 
     /// Parses the form `format` writes; `nil` for anything else.
