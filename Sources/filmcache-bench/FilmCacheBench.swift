@@ -9,7 +9,7 @@ struct FilmCacheBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "filmcache-bench",
         abstract: "Measure filmcache's stages; Scripts/bench.sh runs these beside reference tools.",
-        subcommands: [Fetch.self, Decode.self, Upsert.self, Rate.self]
+        subcommands: [Fetch.self, Decode.self, Upsert.self, Fill.self, Rate.self]
     )
 }
 

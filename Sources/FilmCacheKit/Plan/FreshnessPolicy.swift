@@ -101,18 +101,12 @@ public struct TitleAge: Sendable, Equatable {
     }
 
     private static func januaryFirst(_ year: Int) -> Date? {
-        DateComponents(calendar: utc, timeZone: .gmt, year: year, month: 1, day: 1).date
+        Timestamp.midnight(year: year, month: 1, day: 1)
     }
 
+    /// `YYYY-MM-DD` as stored in `released`.
     private static func isoDay(_ text: String) -> Date? {
-        let parts = text.split(separator: "-")
-        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
-        return DateComponents(calendar: utc, timeZone: .gmt, year: y, month: m, day: d).date
+        guard let date = CalendarDate(iso: text) else { return nil }
+        return Timestamp.midnight(year: date.year, month: date.month, day: date.day)
     }
-
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .gmt
-        return calendar
-    }()
 }

@@ -80,9 +80,49 @@ enum Schema {
             outcome         TEXT
         );
         """,
-        // Version 2: list columns as relational views (no write cost, always in step with
-        // `films`), and an index for the planner's and reports' reads of `lookups`.
+        // Version 2: `films` becomes a rowid table (WITHOUT ROWID suits small rows; OMDb rows
+        // with their raw body run to kilobytes and took about four times the space); list
+        // columns as relational views (no write cost, always in step with `films`); an index
+        // for the planner's and reports' reads of `lookups`.
         """
+        CREATE TABLE films_v2 (
+            imdb_id         TEXT PRIMARY KEY NOT NULL,
+            title           TEXT,
+            type            TEXT,
+            year_start      INTEGER,
+            year_end        INTEGER,
+            rated           TEXT,
+            released        TEXT,
+            runtime_minutes INTEGER,
+            genres          TEXT NOT NULL DEFAULT '[]',
+            directors       TEXT NOT NULL DEFAULT '[]',
+            writers         TEXT NOT NULL DEFAULT '[]',
+            actors          TEXT NOT NULL DEFAULT '[]',
+            languages       TEXT NOT NULL DEFAULT '[]',
+            countries       TEXT NOT NULL DEFAULT '[]',
+            plot            TEXT,
+            awards          TEXT,
+            poster_url      TEXT,
+            imdb_rating     REAL,
+            imdb_votes      INTEGER,
+            metascore       INTEGER,
+            ratings         TEXT NOT NULL DEFAULT '[]',
+            box_office_usd  INTEGER,
+            total_seasons   INTEGER,
+            season          INTEGER,
+            episode         INTEGER,
+            series_id       TEXT,
+            dvd             TEXT,
+            production      TEXT,
+            website         TEXT,
+            raw_json        TEXT NOT NULL,
+            fetched_at      TEXT NOT NULL,
+            data_version    INTEGER NOT NULL
+        );
+        INSERT INTO films_v2 SELECT * FROM films;
+        DROP TABLE films;
+        ALTER TABLE films_v2 RENAME TO films;
+        CREATE INDEX films_fetched_at ON films (fetched_at);
         CREATE VIEW film_genres (imdb_id, genre) AS
             SELECT f.imdb_id, j.value FROM films AS f, json_each(f.genres) AS j;
         CREATE VIEW film_directors (imdb_id, director) AS

@@ -24,6 +24,17 @@ enum Timestamp {
         return "\(date)T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
     }
 
+    /// Midnight UTC of a calendar day, by the inverse days-from-civil algorithm (no Calendar).
+    static func midnight(year: Int, month: Int, day: Int) -> Date {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Date(timeIntervalSince1970: Double(days) * 86_400)
+    }
+
     /// Parses the form `format` writes; `nil` for anything else.
     static func parse(_ text: String) -> Date? {
         let utf8 = Array(text.utf8)

@@ -43,4 +43,17 @@ import Testing
         #expect(waits == [1, 2, 4, 8, 16, 32, 64, 128, 168, 168])
         #expect(policy.nextFailureAttempt(after: 1_000, at: now).timeIntervalSince(now) == 7 * day)
     }
+
+    @Test func calendarDaysBecomeUTCMidnightsExactly() {
+        #expect(Timestamp.format(Timestamp.midnight(year: 2024, month: 2, day: 29)) == "2024-02-29T00:00:00Z")
+        #expect(Timestamp.format(Timestamp.midnight(year: 1900, month: 3, day: 1)) == "1900-03-01T00:00:00Z")
+        #expect(Timestamp.midnight(year: 1970, month: 1, day: 1).timeIntervalSince1970 == 0)
+        var day = Date(timeIntervalSince1970: -34_723 * 86_400)
+        while day.timeIntervalSince1970 < 4_000_000_000 {
+            let text = Timestamp.format(day)
+            let parts = text.prefix(10).split(separator: "-").map { Int($0)! }
+            #expect(Timestamp.midnight(year: parts[0], month: parts[1], day: parts[2]) == day)
+            day.addTimeInterval(86_400 * 37)
+        }
+    }
 }
