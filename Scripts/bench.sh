@@ -4,6 +4,9 @@
 #           same URLs, same nginx serving the generated corpus from files
 #   warm    the whole filmcache warm (fetch + decode + normalize + upsert) vs the same curl run,
 #           with peak RSS from /usr/bin/time -v
+#   upsert  normalized films into a fresh cache (then again, as updates) vs Python's sqlite3 executemany
+#           of the same rows into the same schema
+#   plan    `filmcache plan` of a BENCH_PLAN_IDS (100000) worklist over a BENCH_PLAN_ROWS (1000000) cache
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
 # Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
 set -euo pipefail
@@ -99,6 +102,41 @@ rows=$(sqlite3 "$work/bench.sqlite" 'SELECT count(*) FROM films')
 [ "$rows" -eq "$count" ] || { echo "filmcache warm stored $rows of $count films" >&2; exit 1; }
 printf '  %-36s %8s films/s  (%s rows, %.1f s, peak RSS %d MB)\n' "filmcache warm" "$warm_rate" "$rows" "$warm_s" $((rss_kb / 1024))
 echo "  ratio filmcache warm / curl fetch-only: $(ratio "$warm_rate" "$curl_rate")"
+
+echo
+echo "== upsert: the same $count normalized films, batches of 256, WAL + synchronous=NORMAL =="
+"$bin/filmcache-bench" upsert --corpus "$work/films" --db "$work/upsert.sqlite" >"$work/upsert.txt"
+python3 Scripts/bench_upsert.py "$work/upsert.sqlite" "$work/upsert-py.sqlite" >>"$work/upsert.txt"
+for pass in insert update; do
+  fc=$(sed -n "s/^filmcache upsert ($pass).* = \([0-9]*\) rows\/s/\1/p" "$work/upsert.txt")
+  py=$(sed -n "s/^python sqlite3 executemany ($pass).* = \([0-9]*\) rows\/s/\1/p" "$work/upsert.txt")
+  printf '  %-36s %8s rows/s\n' "python3 sqlite3 executemany ($pass)" "$py" "filmcache CacheStore.write ($pass)" "$fc"
+  echo "  ratio filmcache/python ($pass): $(ratio "$fc" "$py")"
+done
+
+plan_rows=${BENCH_PLAN_ROWS:-1000000}
+plan_ids=${BENCH_PLAN_IDS:-100000}
+echo
+echo "== plan: a $plan_ids-ID worklist over a $plan_rows-row cache (goal < 2 s) =="
+"$bin/filmcache-bench" fill --db "$work/plan.sqlite" --rows "$plan_rows" | sed 's/^/  /'
+python3 - "$plan_rows" "$plan_ids" "$work/plan-ids.txt" <<'PY'
+import random, sys
+rows, n, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+r = random.Random(5)
+known = r.sample(range(1, rows + 1), min(rows, n * 9 // 10))
+ids = [f"tt{i:08d}" for i in known] + [f"tt{rows + 1 + i:08d}" for i in range(n - len(known))]
+r.shuffle(ids)
+open(out, "w").write("\n".join(ids) + "\n")
+PY
+for run in 1 2 3; do
+  /usr/bin/time -f "%e %M" -o "$work/plan-time.txt" "$bin/filmcache" plan --db "$work/plan.sqlite" --json \
+    "$work/plan-ids.txt" >"$work/plan.json"
+  read -r plan_s plan_kb <"$work/plan-time.txt"
+  printf '  run %d: filmcache plan %s s wall, peak RSS %d MB (considered %s, fresh %s, due %s)\n' "$run" "$plan_s" \
+    $((plan_kb / 1024)) "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["considered"])' "$work/plan.json")" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fresh"])' "$work/plan.json")" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["toFetch"] + d["deferred"])' "$work/plan.json")"
+done
 
 rate_seconds=${BENCH_RATE_SECONDS:-60}
 echo
