@@ -291,13 +291,13 @@ private func curlHeader(
     let length = size * count
     guard let data, let context else { return length }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
-        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-    }
-    if line.hasPrefix("HTTP/") {
+    // Called for every header line of every response: look at bytes, make a String only for Retry-After.
+    let line = UnsafeRawBufferPointer(start: data, count: length)
+    if line.starts(with: "HTTP/".utf8) {
         transfer.retryAfter = nil
-    } else if line.count > 12, line.prefix(12).lowercased() == "retry-after:" {
-        transfer.retryAfter = line.dropFirst(12).trimmingCharacters(in: .whitespacesAndNewlines)
+    } else if length > 12, zip(line.prefix(12), "retry-after:".utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) {
+        transfer.retryAfter = String(decoding: line.dropFirst(12), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
     return length
 }
