@@ -70,8 +70,10 @@ enum JSONJobReader {
                     value = .float(number)
                 } else if let string = try? single.decode(String.self) {
                     value = .string(string)
-                } else {
+                } else if single.decodeNil() {
                     value = .other("null")
+                } else {
+                    value = .other("number too large")
                 }
             }
         }

@@ -77,11 +77,17 @@ struct JobValueReader {
         return paths
     }
 
+    /// The longest duration any key takes, in seconds: a year is already far past any sensible value.
+    static let longestDuration: Double = 365 * 86_400
+
     /// A duration: seconds as a number, or text such as `"45m"` or `"1h30m"`; positive unless `allowZero`.
     func duration(allowZero: Bool = false) throws(JobFileError.Issue) -> Duration {
         let value: Duration
         switch entry.value {
-        case .integer, .float: value = .seconds(try number())
+        case .integer, .float:
+            let seconds = try number()
+            guard seconds <= Self.longestDuration else { throw issue("must be at most 365 days") }
+            value = .seconds(seconds)
         case .string(let text):
             guard let parsed = Duration(parsing: try expanded(text)) else {
                 throw issue("expected seconds or a duration such as \"90s\", \"45m\", \"2h\"")
@@ -90,6 +96,7 @@ struct JobValueReader {
         default: throw mismatch("seconds or a duration string")
         }
         guard allowZero || value > .zero else { throw issue("must be more than zero") }
+        guard value <= .seconds(Self.longestDuration) else { throw issue("must be at most 365 days") }
         return value
     }
 

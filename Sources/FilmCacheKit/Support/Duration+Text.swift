@@ -4,10 +4,11 @@ extension Duration {
     /// Reads a duration written for people: `90` (seconds), `45s`, `45m`, `2h`, `1.5h`, `1h30m`, `1d`, `250ms`.
     ///
     /// Units are `ms`, `s`, `m`, `h` and `d` (also `sec`, `min`, `hr`); a number without a unit is
-    /// seconds, but only on its own. Returns nil for anything else, negative values included.
+    /// seconds, but only on its own. Returns nil for anything else, negative values and ones
+    /// past 10^15 seconds (which `Duration` cannot hold from a `Double`) included.
     public init?(parsing text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0, trimmed.first?.isNumber == true {
+        if let seconds = Double(trimmed), seconds <= Self.largest, seconds >= 0, trimmed.first?.isNumber == true {
             self = .seconds(seconds)
             return
         }
@@ -24,9 +25,11 @@ extension Duration {
             }
             total += value * scale
         }
-        guard total.isFinite else { return nil }
+        guard total <= Self.largest else { return nil }
         self = .seconds(total)
     }
+
+    private static let largest = 1e15
 
     private static let unitSeconds: [String: Double] = [
         "ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3_600, "hr": 3_600, "d": 86_400,

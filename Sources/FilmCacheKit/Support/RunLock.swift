@@ -40,9 +40,10 @@ public final class RunLock: Sendable {
     ) throws(RunLockError) -> RunLock {
         let path = path(forDatabase: databasePath)
         var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let openError = errno
         // flock needs no write access: a lock file another user created can still be locked.
-        if fd < 0, errno == EACCES { fd = open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw .unavailable(path: path, reason: String(cString: strerror(errno))) }
+        if fd < 0, openError == EACCES { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw .unavailable(path: path, reason: String(cString: strerror(openError))) }
         if !lock(fd, blocking: false) {
             guard errno == EWOULDBLOCK else {
                 let reason = String(cString: strerror(errno))

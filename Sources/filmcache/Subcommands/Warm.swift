@@ -100,6 +100,12 @@ extension FilmCacheCommand {
             if let breakerCoolDown, !(breakerCoolDown >= 0) {
                 throw ValidationError("--breaker-cool-down cannot be negative")
             }
+            for (flag, seconds) in [
+                ("--timeout", timeout), ("--connect-timeout", connectTimeout), ("--retry-base", retryBase),
+                ("--retry-cap", retryCap), ("--breaker-cool-down", breakerCoolDown),
+            ] {
+                if let seconds, seconds > 365 * 86_400 { throw ValidationError("\(flag) must be at most 365 days") }
+            }
             guard !worklists.isEmpty || jobOptions.path != nil else {
                 throw ValidationError("name at least one worklist file, or a --job file that lists worklists")
             }

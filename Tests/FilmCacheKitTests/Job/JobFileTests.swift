@@ -165,6 +165,8 @@ import Testing
         ("reserve = 100", "reserve: must be from 0 to 99 (percent)"),
         ("ttl_days = -3", "ttl_days: must be at least 0"),
         ("timeout = 0", "timeout: must be more than zero"),
+        ("max_runtime = 1e300", "max_runtime: must be at most 365 days"),
+        ("retry_cap = \"400d\"", "retry_cap: must be at most 365 days"),
         ("max_attempts = 0", "max_attempts: must be at least 1"),
         ("worklists = []", "worklists: name at least one file"),
         ("worklist_format = \"xml\"", "worklist_format: must be one of auto, text, csv, json"),
@@ -335,6 +337,9 @@ import Testing
         #expect(
             issues("{\"db\": null}", name: "job.json") == [.init(line: 1, message: "db: expected a string, found null")]
         )
+        #expect(
+            issues("{\"rate\": 1e400}", name: "job.json")
+                == [.init(line: 1, message: "rate: expected a number, found a number too large")])
     }
 
     @Test func aMissingFileIsAnErrorWithoutALine() {
