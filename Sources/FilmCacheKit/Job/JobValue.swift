@@ -1,5 +1,5 @@
 /// One value of a job file, whichever syntax it was written in (TOML or JSON).
-public enum JobValue: Sendable, Equatable {
+enum JobValue: Sendable, Equatable {
     /// A string.
     case string(String)
     /// A whole number.
@@ -16,7 +16,7 @@ public enum JobValue: Sendable, Equatable {
     case other(String)
 
     /// How an error message names this value's type.
-    public var typeName: String {
+    var typeName: String {
         switch self {
         case .string: "a string"
         case .integer: "an integer"
@@ -30,16 +30,16 @@ public enum JobValue: Sendable, Equatable {
 }
 
 /// One top-level key of a job file with its value and the line it is written on.
-public struct JobEntry: Sendable, Equatable {
+struct JobEntry: Sendable, Equatable {
     /// The key as written.
-    public var key: String
+    var key: String
     /// Its value.
-    public var value: JobValue
+    var value: JobValue
     /// The 1-based line the key is on.
-    public var line: Int
+    var line: Int
 
     /// Creates an entry.
-    public init(key: String, value: JobValue, line: Int) {
+    init(key: String, value: JobValue, line: Int) {
         self.key = key
         self.value = value
         self.line = line
