@@ -10,9 +10,11 @@ struct FilmCacheCommand: AsyncParsableCommand {
         abstract: "Keeps a shared SQLite cache of OMDb film metadata full and fresh.",
         discussion: """
             The API key comes from OMDB_API_KEY or --api-key-file, never from an argument.
+            A job file (--job) gathers a run's settings; flags given override it.
 
             Examples:
               OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
+              filmcache warm --job /etc/filmcache/nightly.toml
               filmcache show tt0172495 --db films.sqlite --json
             """,
         version: FilmCacheVersion.current,
@@ -22,11 +24,18 @@ struct FilmCacheCommand: AsyncParsableCommand {
 
 /// Flags every command shares.
 struct CommonOptions: ParsableArguments {
-    @Option(name: .customLong("db"), help: "The cache database file (created when absent).")
-    var databasePath = "filmcache.sqlite"
+    @Option(
+        name: .customLong("db"),
+        help: "The cache database file (created when absent). Default: the job file's db, else filmcache.sqlite.")
+    var databasePath: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
+
+    /// The database to use: `--db`, else the job file's `db`, else `filmcache.sqlite` in the working directory.
+    func database(job: JobFile? = nil) -> String {
+        databasePath ?? job?.databasePath ?? "filmcache.sqlite"
+    }
 
     /// A logger writing to standard error at the chosen level.
     func makeLogger() -> Logger {

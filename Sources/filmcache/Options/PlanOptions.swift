@@ -48,17 +48,23 @@ struct PlanOptions: ParsableArguments {
         }
     }
 
+    /// The flags given, as overrides of the plan settings.
+    var overrides: PlanOverrides {
+        var overrides = PlanOverrides()
+        overrides.ttlDays = ttlDays
+        overrides.recentTTLDays = recentTtlDays
+        overrides.recentWindowDays = recentWindowDays
+        overrides.oldTTLDays = oldTtlDays
+        overrides.oldAfterYears = oldAfterYears
+        overrides.notFoundTTLDays = notFoundTtlDays
+        overrides.dailyLimit = dailyLimit
+        overrides.reservePercent = reserve
+        overrides.quotaTimeZone = quotaTimezone.flatMap { TimeZone(identifier: $0) }
+        return overrides
+    }
+
     /// Overrides the settings with the flags given.
     func apply(to settings: inout PlanSettings) {
-        let day = FreshnessPolicy.day
-        if let ttlDays { settings.freshness.ttl = ttlDays * day }
-        if let recentTtlDays { settings.freshness.recentTTL = recentTtlDays * day }
-        if let recentWindowDays { settings.freshness.recentWindow = recentWindowDays * day }
-        if let oldTtlDays { settings.freshness.oldTTL = oldTtlDays * day }
-        if let oldAfterYears { settings.freshness.oldAfter = oldAfterYears * 365.25 * day }
-        if let notFoundTtlDays { settings.freshness.notFoundTTL = notFoundTtlDays * day }
-        if let dailyLimit { settings.dailyLimit = dailyLimit }
-        if let reserve { settings.reservePercent = reserve }
-        if let quotaTimezone, let zone = TimeZone(identifier: quotaTimezone) { settings.quotaTimeZone = zone }
+        overrides.apply(to: &settings)
     }
 }

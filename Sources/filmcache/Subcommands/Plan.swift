@@ -13,16 +13,20 @@ extension FilmCacheCommand {
                 today's budget (and in how many quota days the backlog clears), and negative
                 answers still waiting. Today's use comes from the ledger of the key in
                 OMDB_API_KEY or --api-key-file; with no key, from the busiest key of the day.
-                An absent database is treated as empty and is not created.
+                An absent database is treated as empty and is not created. With --job, the job
+                file's worklists, database, key and budget are used; flags given override them.
 
                 Examples:
                   filmcache plan --db films.sqlite Data/watchlist.txt
+                  filmcache plan --job /etc/filmcache/nightly.toml
                   filmcache plan --db films.sqlite --json watchlist.txt | jq .deferred
                   filmcache plan --db films.sqlite --json --ids watchlist.txt | jq -r '.toFetchIDs[]'
                 """
         )
 
         @OptionGroup var common: CommonOptions
+
+        @OptionGroup var jobOptions: JobOptions
 
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
 
@@ -35,19 +39,23 @@ extension FilmCacheCommand {
         @Flag(help: "With --json, also list the IDs to fetch and the deferred ones, in order.")
         var ids = false
 
-        @Argument(help: "Worklist files.")
+        @Argument(help: "Worklist files (replacing the job file's).")
         var worklists: [String] = []
 
         func validate() throws {
-            guard !worklists.isEmpty else { throw ValidationError("name at least one worklist file") }
+            guard !worklists.isEmpty || jobOptions.path != nil else {
+                throw ValidationError("name at least one worklist file, or a --job file that lists worklists")
+            }
         }
 
         func run() async throws {
             let logger = common.makeLogger()
+            let job = try jobOptions.load()
+            let worklists = try JobOptions.worklists(arguments: worklists, job: job)
+            let database = common.database(job: job)
             var fingerprint: String?
             do {
-                fingerprint = try APIKey.load(environment: ProcessInfo.processInfo.environment, file: apiKeyFile)
-                    .fingerprint
+                fingerprint = try JobOptions.apiKey(file: apiKeyFile, job: job).fingerprint
             } catch .missingKey {
                 fingerprint = nil
             } catch {
@@ -61,11 +69,12 @@ extension FilmCacheCommand {
             }
             for warning in worklist.warnings { logger.warning("\(warning)") }
             var settings = PlanSettings()
+            job?.plan.apply(to: &settings)
             planning.apply(to: &settings)
             let night: NightPlan
             do {
-                let exists = FileManager.default.fileExists(atPath: common.databasePath)
-                let store = try CacheStore(path: exists ? common.databasePath : ":memory:", logger: logger)
+                let exists = FileManager.default.fileExists(atPath: database)
+                let store = try CacheStore(path: exists ? database : ":memory:", logger: logger)
                 night = try NightPlan.make(
                     worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: Date())
             } catch {
@@ -74,7 +83,7 @@ extension FilmCacheCommand {
             if json {
                 print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids))
             } else {
-                print(PlanReport.text(night, keyFingerprint: fingerprint, database: common.databasePath))
+                print(PlanReport.text(night, keyFingerprint: fingerprint, database: database))
             }
         }
     }

@@ -24,13 +24,14 @@ extension FilmCacheCommand {
         var imdbID: String
 
         func run() async throws {
-            guard FileManager.default.fileExists(atPath: common.databasePath) else {
-                throw fail("no cache database at \(common.databasePath)", status: 1)
+            let database = common.database()
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw fail("no cache database at \(database)", status: 1)
             }
             let store: CacheStore
             let film: IMDBFilm?
             do {
-                store = try CacheStore(path: common.databasePath, logger: common.makeLogger())
+                store = try CacheStore(path: database, logger: common.makeLogger())
                 film = try store.film(imdbID)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)

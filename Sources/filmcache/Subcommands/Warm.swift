@@ -12,106 +12,178 @@ extension FilmCacheCommand {
                 fetched within --ttl-days, fetches the rest from OMDb under the daily budget,
                 and upserts them. Exit status: 0 done; 75 stopped early (budget or limit),
                 the rest resumes next run; 65 bad worklist; 69 OMDb unreachable;
-                74 database error; 78 configuration (missing or rejected key).
+                74 database error; 78 configuration (missing or rejected key, bad job file).
+
+                With --job FILE the job file gives worklists, database, key and every setting
+                below; flags given override it, and worklist arguments replace its list. Only
+                one warm works on a database at a time: it holds DB.lock (flock) while it runs,
+                and a second one exits 75 at once unless given --wait.
 
                 Examples:
                   OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
                   filmcache warm --api-key-file /etc/filmcache/key --db films.sqlite a.txt b.txt
                   OMDB_API_KEY=demo filmcache warm --base-url http://127.0.0.1:8089/ --db t.sqlite list.txt
+                  filmcache warm --job /etc/filmcache/nightly.toml --rate 2
                 """
         )
 
         @OptionGroup var common: CommonOptions
 
+        @OptionGroup var jobOptions: JobOptions
+
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
 
-        @Option(help: "OMDb endpoint; point it at a stand-in for offline runs.")
-        var baseURL = "https://www.omdbapi.com/"
+        @Option(help: "OMDb endpoint; point it at a stand-in for offline runs. Default https://www.omdbapi.com/.")
+        var baseURL: String?
 
         @Option(help: "Read the API key from this file instead of OMDB_API_KEY.")
         var apiKeyFile: String?
 
-        @Option(help: "Concurrent OMDb requests (also the connection cache size).")
-        var maxInFlight = 8
+        @Option(help: "Concurrent OMDb requests (also the connection cache size). Default 8.")
+        var maxInFlight: Int?
 
-        @Option(help: "Requests per second; 0 for no limit.")
-        var rate: Double = 5
+        @Option(help: "Requests per second; 0 for no limit. Default 5.")
+        var rate: Double?
 
-        @Option(help: "Requests allowed at once above the rate after an idle spell.")
-        var burst = 5
+        @Option(help: "Requests allowed at once above the rate after an idle spell. Default 5.")
+        var burst: Int?
 
-        @Option(help: "Seconds one request may take in all (connecting included).")
-        var timeout: Double = 30
+        @Option(help: "Seconds one request may take in all (connecting included). Default 30.")
+        var timeout: Double?
 
-        @Option(help: "Seconds to wait for a connection.")
-        var connectTimeout: Double = 10
+        @Option(help: "Seconds to wait for a connection. Default 10.")
+        var connectTimeout: Double?
 
-        @Option(help: "Tries per ID in one run for transient failures, the first included.")
-        var maxAttempts = 4
+        @Option(help: "Tries per ID in one run for transient failures, the first included. Default 4.")
+        var maxAttempts: Int?
 
-        @Option(help: "Seconds before the first retry; doubles per attempt, with full jitter.")
-        var retryBase: Double = 1
+        @Option(help: "Seconds before the first retry; doubles per attempt, with full jitter. Default 1.")
+        var retryBase: Double?
 
-        @Option(help: "Largest wait between retries, in seconds.")
-        var retryCap: Double = 30
+        @Option(help: "Largest wait between retries, in seconds. Default 30.")
+        var retryCap: Double?
 
-        @Option(help: "Transient failures in a row that pause new work for a cool-down.")
-        var breakerPauseAfter = 8
+        @Option(help: "Transient failures in a row that pause new work for a cool-down. Default 8.")
+        var breakerPauseAfter: Int?
 
-        @Option(help: "Transient failures in a row that end the run (exit 75).")
-        var breakerStopAfter = 30
+        @Option(help: "Transient failures in a row that end the run (exit 75). Default 30.")
+        var breakerStopAfter: Int?
 
-        @Option(help: "Seconds new work waits after the breaker pauses it.")
-        var breakerCoolDown: Double = 30
+        @Option(help: "Seconds new work waits after the breaker pauses it. Default 30.")
+        var breakerCoolDown: Double?
 
-        @Argument(help: "Worklist files.")
+        /// Whether to wait for another warm's run lock instead of exiting 75.
+        @Flag(help: "When another warm holds the database, wait for it to finish instead of exiting 75.")
+        var wait = false
+
+        @Argument(help: "Worklist files (replacing the job file's).")
         var worklists: [String] = []
 
         func validate() throws {
-            guard maxInFlight >= 1 else { throw ValidationError("--max-in-flight must be at least 1") }
-            guard burst >= 1 else { throw ValidationError("--burst must be at least 1") }
-            guard timeout > 0, connectTimeout > 0 else { throw ValidationError("timeouts must be positive") }
-            guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
-            guard retryBase >= 0, retryCap >= retryBase else {
+            if let maxInFlight, maxInFlight < 1 { throw ValidationError("--max-in-flight must be at least 1") }
+            if let rate, !(rate >= 0) { throw ValidationError("--rate cannot be negative") }
+            if let burst, burst < 1 { throw ValidationError("--burst must be at least 1") }
+            for timeout in [timeout, connectTimeout] {
+                if let timeout, !(timeout > 0) { throw ValidationError("timeouts must be positive") }
+            }
+            if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
+            if let retryBase, !(retryBase >= 0) { throw ValidationError("--retry-base must be at least 0") }
+            if let retryCap, !(retryCap >= 0) || retryCap < (retryBase ?? 0) {
                 throw ValidationError("--retry-base must be at least 0 and no more than --retry-cap")
             }
-            guard breakerPauseAfter >= 1, breakerStopAfter >= breakerPauseAfter, breakerCoolDown >= 0 else {
+            if let breakerPauseAfter, breakerPauseAfter < 1 {
+                throw ValidationError("--breaker-pause-after must be at least 1")
+            }
+            if let breakerStopAfter, breakerStopAfter < max(1, breakerPauseAfter ?? 1) {
                 throw ValidationError("--breaker-stop-after must be at least --breaker-pause-after (at least 1)")
             }
-            guard !worklists.isEmpty else { throw ValidationError("name at least one worklist file") }
+            if let breakerCoolDown, !(breakerCoolDown >= 0) {
+                throw ValidationError("--breaker-cool-down cannot be negative")
+            }
+            for (flag, seconds) in [
+                ("--timeout", timeout), ("--connect-timeout", connectTimeout), ("--retry-base", retryBase),
+                ("--retry-cap", retryCap), ("--breaker-cool-down", breakerCoolDown),
+            ] {
+                if let seconds, seconds > 365 * 86_400 { throw ValidationError("\(flag) must be at most 365 days") }
+            }
+            guard !worklists.isEmpty || jobOptions.path != nil else {
+                throw ValidationError("name at least one worklist file, or a --job file that lists worklists")
+            }
+        }
+
+        /// The fetch flags given, as overrides of the job's values and the defaults.
+        var fetchOverrides: FetchOverrides {
+            var overrides = FetchOverrides()
+            overrides.baseURL = baseURL
+            overrides.rate = rate
+            overrides.burst = burst
+            overrides.maxInFlight = maxInFlight
+            overrides.timeout = timeout.map { .seconds($0) }
+            overrides.connectTimeout = connectTimeout.map { .seconds($0) }
+            overrides.maxAttempts = maxAttempts
+            overrides.retryBase = retryBase.map { .seconds($0) }
+            overrides.retryCap = retryCap.map { .seconds($0) }
+            overrides.breakerPauseAfter = breakerPauseAfter
+            overrides.breakerStopAfter = breakerStopAfter
+            overrides.breakerCoolDown = breakerCoolDown.map { .seconds($0) }
+            return overrides
         }
 
         func run() async throws {
             let logger = common.makeLogger()
+            let job = try jobOptions.load()
+            let worklists = try JobOptions.worklists(arguments: worklists, job: job)
+            let database = common.database(job: job)
             let key: APIKey
             do {
-                key = try APIKey.load(environment: ProcessInfo.processInfo.environment, file: apiKeyFile)
+                key = try JobOptions.apiKey(file: apiKeyFile, job: job)
             } catch {
                 throw fail(error.description, status: ExitStatus.configuration)
             }
-            var configuration = WarmConfiguration(
-                databasePath: common.databasePath, worklists: worklists, apiKey: key)
-            configuration.baseURL = baseURL
+            var configuration = WarmConfiguration(databasePath: database, worklists: worklists, apiKey: key)
+            var options = CurlMultiTransport.Options()
+            for overrides in [job?.fetch, fetchOverrides].compactMap({ $0 }) {
+                overrides.apply(to: &configuration)
+                overrides.apply(to: &options)
+            }
+            job?.plan.apply(to: &configuration.planSettings)
             planning.apply(to: &configuration.planSettings)
-            configuration.maxInFlight = maxInFlight
-            configuration.rate = rate
-            configuration.burst = burst
-            configuration.backoff = Backoff(
-                base: .seconds(retryBase), cap: .seconds(retryCap), maxAttempts: maxAttempts,
-                maxWait: .seconds(max(120, retryCap)))
-            configuration.circuitBreaker = CircuitBreaker(
-                pauseAfter: breakerPauseAfter, stopAfter: breakerStopAfter, coolDown: .seconds(breakerCoolDown))
+            if configuration.backoff.base > configuration.backoff.cap {
+                throw fail(
+                    "the retry base is more than the retry cap (job file and flags together)",
+                    status: ExitStatus.configuration)
+            }
+            if let stop = fetchOverrides.breakerStopAfter ?? job?.fetch.breakerStopAfter,
+                stop < configuration.circuitBreaker.pauseAfter
+            {
+                throw fail(
+                    "breaker stop-after is less than pause-after (job file and flags together)",
+                    status: ExitStatus.configuration)
+            }
 
-            let store: CacheStore
+            let lock: RunLock
             do {
-                store = try CacheStore(path: common.databasePath, logger: logger)
+                lock = try RunLock.acquire(forDatabase: database, wait: wait) { holder in
+                    let who = holder.map { "pid \($0)" } ?? "pid unknown"
+                    logger.notice("another warm holds \(RunLock.path(forDatabase: database)) (\(who)); waiting for it")
+                }
+            } catch .held(let path, let pid) {
+                let who = pid.map { "pid \($0)" } ?? "pid unknown"
+                throw fail(
+                    "another warm holds \(path) (\(who)); this run stops here, the next one carries on"
+                        + " (pass --wait to wait for it instead)",
+                    status: ExitStatus.tryAgainLater)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
-            var options = CurlMultiTransport.Options()
-            options.maxInFlight = maxInFlight
-            options.totalTimeout = .seconds(timeout)
-            options.connectTimeout = .seconds(connectTimeout)
+            defer { lock.release() }
+
+            let store: CacheStore
+            do {
+                store = try CacheStore(path: database, logger: logger)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
             let transport = CurlMultiTransport(options: options)
             defer { transport.shutdown() }
 
@@ -123,7 +195,7 @@ extension FilmCacheCommand {
             } catch {
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
-            print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: common.databasePath))
+            print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
             if summary.stopReason != nil { throw ExitCode(ExitStatus.tryAgainLater) }
         }
 

@@ -1,0 +1,97 @@
+/// Every key a job file may set, named as it is written (snake_case).
+///
+/// docs/JOBS.md documents each one; a test keeps the two in step.
+public enum JobKey: String, Sendable, CaseIterable, Hashable {
+    /// Worklist files; relative paths are resolved against the job file's directory.
+    case worklists
+    /// The cache database file.
+    case db
+    /// A file holding the API key.
+    case apiKeyFile = "api_key_file"
+    /// The environment variable holding the API key.
+    case apiKeyEnv = "api_key_env"
+    /// OMDb's endpoint, or a stand-in's.
+    case baseURL = "base_url"
+    /// Requests per second.
+    case rate
+    /// Requests allowed at once above the rate.
+    case burst
+    /// Concurrent requests.
+    case maxInFlight = "max_in_flight"
+    /// OMDb's daily limit for the key.
+    case dailyLimit = "daily_limit"
+    /// Percent of the daily limit kept back.
+    case reserve
+    /// Where the quota day starts.
+    case quotaTimezone = "quota_timezone"
+    /// Days a cached title stays fresh.
+    case ttlDays = "ttl_days"
+    /// Days a recent title stays fresh.
+    case recentTTLDays = "recent_ttl_days"
+    /// Days after release a title counts as recent.
+    case recentWindowDays = "recent_window_days"
+    /// Days an old title stays fresh.
+    case oldTTLDays = "old_ttl_days"
+    /// Years after release a title counts as old.
+    case oldAfterYears = "old_after_years"
+    /// Days a not-found answer stands.
+    case notFoundTTLDays = "not_found_ttl_days"
+    /// How long a run may take before it stops cleanly.
+    case maxRuntime = "max_runtime"
+    /// How worklist files are read.
+    case worklistFormat = "worklist_format"
+    /// Where to write Prometheus metrics.
+    case metricsFile = "metrics_file"
+    /// How log lines are written.
+    case logFormat = "log_format"
+    /// How long one request may take.
+    case timeout
+    /// How long to wait for a connection.
+    case connectTimeout = "connect_timeout"
+    /// Tries per ID in one run.
+    case maxAttempts = "max_attempts"
+    /// The first retry's wait ceiling.
+    case retryBase = "retry_base"
+    /// The largest retry wait.
+    case retryCap = "retry_cap"
+    /// Failures in a row that pause new work.
+    case breakerPauseAfter = "breaker_pause_after"
+    /// Failures in a row that end the run.
+    case breakerStopAfter = "breaker_stop_after"
+    /// How long new work pauses.
+    case breakerCoolDown = "breaker_cool_down"
+
+    /// The worklist formats `worklist_format` accepts.
+    public static let worklistFormats = ["auto", "text", "csv", "json"]
+
+    /// Keys that would hold the API key itself, refused with a pointer to the two safe ways.
+    static let secretKeys: Set<String> = ["api_key", "apikey", "key", "omdb_api_key", "omdb_key"]
+
+    /// A known key close to the unknown `name`, for a "did you mean" hint.
+    static func suggestion(for name: String) -> JobKey? {
+        var snake = ""
+        for character in name {
+            if character.isUppercase, !snake.isEmpty { snake += "_" }
+            snake += character == "-" ? "_" : character.lowercased()
+        }
+        if let key = JobKey(rawValue: snake) { return key }
+        let close = allCases.map { ($0, editDistance(snake, $0.rawValue)) }.min { $0.1 < $1.1 }
+        guard let close, close.1 <= 2 else { return nil }
+        return close.0
+    }
+
+    /// Levenshtein distance, for short keys.
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// Reads one job file entry as the type its key takes, or says on which line it went wrong.
+///
+/// Every string is first expanded (``EnvironmentExpansion``); paths are then resolved against
+/// the job file's directory. Messages name the key and the expected type, never the value.
+struct JobValueReader {
+    /// The entry being read.
+    let entry: JobEntry
+    /// The job file's directory, absolute.
+    let directory: String
+    /// The variables `${NAME}` is replaced from.
+    let environment: [String: String]
+
+    private var key: String { entry.key }
+
+    /// An issue on this entry's line.
+    func issue(_ message: String) -> JobFileError.Issue {
+        JobFileError.Issue(line: entry.line, message: "\(key): \(message)")
+    }
+
+    private func mismatch(_ expected: String) -> JobFileError.Issue {
+        issue("expected \(expected), found \(entry.value.typeName)")
+    }
+
+    /// A number, whole or not, within `range`.
+    func number(_ range: ClosedRange<Double> = 0...Double.greatestFiniteMagnitude, expected: String = "a number")
+        throws(JobFileError.Issue) -> Double
+    {
+        let value: Double
+        switch entry.value {
+        case .integer(let integer): value = Double(integer)
+        case .float(let float): value = float
+        default: throw mismatch(expected)
+        }
+        guard range.contains(value) else { throw issue(Self.describe(range)) }
+        return value
+    }
+
+    /// A whole number of at least `minimum`.
+    func integer(minimum: Int) throws(JobFileError.Issue) -> Int {
+        guard case .integer(let value) = entry.value else { throw mismatch("an integer") }
+        guard value >= minimum else { throw issue("must be at least \(minimum)") }
+        return value
+    }
+
+    /// A string, `${…}` expanded.
+    func string() throws(JobFileError.Issue) -> String {
+        guard case .string(let text) = entry.value else { throw mismatch("a string") }
+        return try expanded(text)
+    }
+
+    /// A non-empty path, `${…}` expanded and made absolute against the job file's directory.
+    func path() throws(JobFileError.Issue) -> String {
+        try resolved(string())
+    }
+
+    /// An array of paths (a single string is taken as a list of one), at least one.
+    func paths() throws(JobFileError.Issue) -> [String] {
+        let texts: [String]
+        switch entry.value {
+        case .string(let text): texts = [text]
+        case .array(let values):
+            var strings: [String] = []
+            for value in values {
+                guard case .string(let text) = value else {
+                    throw issue("expected an array of strings, found \(value.typeName) in it")
+                }
+                strings.append(text)
+            }
+            texts = strings
+        default: throw mismatch("an array of strings")
+        }
+        guard !texts.isEmpty else { throw issue("name at least one file") }
+        var paths: [String] = []
+        for text in texts { paths.append(try resolved(expanded(text))) }
+        return paths
+    }
+
+    /// The longest duration any key takes, in seconds: a year is already far past any sensible value.
+    static let longestDuration: Double = 365 * 86_400
+
+    /// A duration: seconds as a number, or text such as `"45m"` or `"1h30m"`; positive unless `allowZero`.
+    func duration(allowZero: Bool = false) throws(JobFileError.Issue) -> Duration {
+        let value: Duration
+        switch entry.value {
+        case .integer, .float:
+            let seconds = try number()
+            guard seconds <= Self.longestDuration else { throw issue("must be at most 365 days") }
+            value = .seconds(seconds)
+        case .string(let text):
+            guard let parsed = Duration(parsing: try expanded(text)) else {
+                throw issue("expected seconds or a duration such as \"90s\", \"45m\", \"2h\"")
+            }
+            value = parsed
+        default: throw mismatch("seconds or a duration string")
+        }
+        guard allowZero || value > .zero else { throw issue("must be more than zero") }
+        guard value <= .seconds(Self.longestDuration) else { throw issue("must be at most 365 days") }
+        return value
+    }
+
+    /// One of `choices`.
+    func choice(_ choices: [String]) throws(JobFileError.Issue) -> String {
+        let value = try string()
+        guard choices.contains(value) else { throw issue("must be one of \(choices.joined(separator: ", "))") }
+        return value
+    }
+
+    /// A time zone identifier such as `UTC` or `America/Los_Angeles`.
+    func timeZone() throws(JobFileError.Issue) -> TimeZone {
+        guard let zone = TimeZone(identifier: try string()) else {
+            throw issue("unknown time zone (use an identifier such as UTC or America/Los_Angeles)")
+        }
+        return zone
+    }
+
+    /// The name of an environment variable, refusing what looks like a key itself.
+    func variableName() throws(JobFileError.Issue) -> String {
+        guard case .string(let name) = entry.value else { throw mismatch("the name of an environment variable") }
+        guard EnvironmentExpansion.isVariableName(name) else {
+            throw issue("expected the name of an environment variable (letters, digits and _), such as OMDB_API_KEY")
+        }
+        guard !(name.count == 8 && name.allSatisfy(\.isHexDigit)) else {
+            throw issue("this looks like an API key itself; name the variable that holds it, such as OMDB_API_KEY")
+        }
+        return name
+    }
+
+    private func expanded(_ text: String) throws(JobFileError.Issue) -> String {
+        do {
+            return try EnvironmentExpansion.expand(text, environment: environment)
+        } catch .unset(let name) {
+            throw issue("${\(name)} is not set (write ${\(name):-fallback} to give a default)")
+        } catch {
+            throw issue("malformed ${…}: write ${NAME} or ${NAME:-fallback}")
+        }
+    }
+
+    private func resolved(_ path: String) throws(JobFileError.Issue) -> String {
+        guard !path.isEmpty else { throw issue("the path is empty") }
+        let absolute = path.hasPrefix("/") ? path : directory + "/" + path
+        return URL(fileURLWithPath: absolute).standardizedFileURL.path
+    }
+
+    private static func describe(_ range: ClosedRange<Double>) -> String {
+        if range.upperBound == .greatestFiniteMagnitude { return "must be at least \(format(range.lowerBound))" }
+        return "must be from \(format(range.lowerBound)) to \(format(range.upperBound))"
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

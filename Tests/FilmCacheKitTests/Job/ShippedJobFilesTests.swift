@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import FilmCacheKit
+
+/// The job files in `Jobs/` and the key reference in docs/JOBS.md stay valid and complete.
+@Suite struct ShippedJobFilesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    static var jobFiles: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/Jobs")) ?? []
+        return names.filter { $0.hasSuffix(".toml") || $0.hasSuffix(".json") }.sorted()
+    }
+
+    @Test func thereAreJobFilesToCheck() {
+        #expect(Self.jobFiles.contains("nightly.toml") && Self.jobFiles.contains("prewarm.toml"))
+    }
+
+    @Test(arguments: jobFiles)
+    func parses(name: String) throws {
+        let job = try JobFile.load(path: Self.root + "/Jobs/" + name, environment: [:])
+        #expect(job.worklists?.isEmpty == false)
+        #expect(job.databasePath != nil)
+        #expect(job.apiKeyFile != nil || job.apiKeyVariable != nil)
+    }
+
+    @Test func theNightlyJobIsTheStandardNight() throws {
+        let job = try JobFile.load(path: Self.root + "/Jobs/nightly.toml", environment: [:])
+        #expect(job.worklists?.first == "/etc/filmcache/watchlist.txt")
+        #expect(job.databasePath == "/var/lib/filmcache/films.sqlite")
+        #expect(job.apiKeyFile == "/etc/filmcache/omdb.key")
+        #expect(job.fetch.rate == 5 && job.fetch.maxInFlight == 8)
+        #expect(job.plan.dailyLimit == 1000 && job.plan.reservePercent == 5)
+        #expect(job.maxRuntime == .seconds(2 * 3600))
+        #expect(job.metricsFile == "/var/lib/node_exporter/textfile_collector/filmcache.prom")
+
+        let underSystemd = try JobFile.load(
+            path: Self.root + "/Jobs/nightly.toml",
+            environment: ["CREDENTIALS_DIRECTORY": "/run/credentials/filmcache-warm.service"])
+        #expect(underSystemd.apiKeyFile == "/run/credentials/filmcache-warm.service/omdb.key")
+    }
+
+    @Test func thePrewarmJobFindsItsWatchlistBesideIt() throws {
+        let job = try JobFile.load(path: Self.root + "/Jobs/prewarm.toml", environment: [:])
+        #expect(job.worklists == [Self.root + "/Jobs/watchlist.txt"])
+        #expect((job.plan.reservePercent ?? 0) > 5)
+    }
+
+    @Test func docsDescribeEveryKey() throws {
+        let docs = try String(contentsOfFile: Self.root + "/docs/JOBS.md", encoding: .utf8)
+        for key in JobKey.allCases {
+            #expect(docs.contains("| `\(key.rawValue)` |"), "docs/JOBS.md has a row for \(key.rawValue)")
+        }
+    }
+}
