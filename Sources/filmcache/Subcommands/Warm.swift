@@ -10,9 +10,13 @@ extension FilmCacheCommand {
             discussion: """
                 Reads imdbIDs (one ID or IMDb title URL a line, # comments), skips films
                 fetched within --ttl-days, fetches the rest from OMDb under the daily budget,
-                and upserts them. Exit status: 0 done; 75 stopped early (budget or limit),
-                the rest resumes next run; 65 bad worklist; 69 OMDb unreachable;
-                74 database error; 78 configuration (missing or rejected key).
+                and upserts them. Exit status: 0 done; 75 stopped early (budget, limit,
+                SIGINT/SIGTERM or --max-runtime), the rest resumes next run; 65 bad worklist;
+                69 OMDb unreachable; 74 database error; 78 configuration (missing or rejected key).
+
+                SIGINT or SIGTERM stops the run cleanly: no new request, requests in flight
+                finish and are stored, the summary is printed, exit 75. A second signal exits
+                at once with 130 (SIGINT) or 143 (SIGTERM); committed results are kept.
 
                 Examples:
                   OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
@@ -24,6 +28,9 @@ extension FilmCacheCommand {
         @OptionGroup var common: CommonOptions
 
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
+
+        /// Time limit and progress.
+        @OptionGroup(title: "Running") var runtime: RuntimeOptions
 
         @Option(help: "OMDb endpoint; point it at a stand-in for offline runs.")
         var baseURL = "https://www.omdbapi.com/"
@@ -83,6 +90,8 @@ extension FilmCacheCommand {
 
         func run() async throws {
             let logger = common.makeLogger()
+            let signals = StopSignals(logger: logger)
+            defer { signals.cancel() }
             let key: APIKey
             do {
                 key = try APIKey.load(environment: ProcessInfo.processInfo.environment, file: apiKeyFile)
@@ -101,6 +110,7 @@ extension FilmCacheCommand {
                 maxWait: .seconds(max(120, retryCap)))
             configuration.circuitBreaker = CircuitBreaker(
                 pauseAfter: breakerPauseAfter, stopAfter: breakerStopAfter, coolDown: .seconds(breakerCoolDown))
+            if let maxRuntime = runtime.maxRuntime { configuration.maxRuntime = maxRuntime.duration }
 
             let store: CacheStore
             do {
@@ -117,9 +127,9 @@ extension FilmCacheCommand {
 
             let summary: WarmSummary
             do {
-                summary = try await WarmJob(
-                    configuration: configuration, store: store, transport: transport, logger: logger
-                ).run()
+                summary = try await runtime.run(
+                    WarmJob(configuration: configuration, store: store, transport: transport, logger: logger),
+                    stop: signals.stop, logger: logger)
             } catch {
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
