@@ -63,8 +63,8 @@ public struct JSONLogHandler: LogHandler {
 
     /// `text` as a JSON string literal.
     static func string(_ text: String) -> String {
-        var out = ""
-        JSONText.appendString(text, to: &out)
-        return out
+        var out: [UInt8] = []
+        JSONString.append(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

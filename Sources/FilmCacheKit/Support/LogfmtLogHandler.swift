@@ -69,8 +69,8 @@ public struct LogfmtLogHandler: LogHandler {
 
     /// `text` in double quotes, escaped as a JSON string is (`\\`, `\"`, `\n`, `\u0007`, …).
     static func quoted(_ text: String) -> String {
-        var out = ""
-        JSONText.appendString(text, to: &out)
-        return out
+        var out: [UInt8] = []
+        JSONString.append(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }
