@@ -37,9 +37,25 @@ struct CommonOptions: ParsableArguments {
         databasePath ?? job?.databasePath ?? "filmcache.sqlite"
     }
 
-    /// A logger writing to standard error at the chosen level.
-    func makeLogger() -> Logger {
-        var logger = Logger(label: "filmcache") { StreamLogHandler.standardError(label: $0) }
+    /// The log line format; `nil` picks by whether standard error is a terminal.
+    @Option(help: "Log line format: human, logfmt, json. Default: human on a terminal, logfmt otherwise.")
+    var logFormat: LogFormat?
+
+    /// A logger writing to standard error at the chosen level, in the chosen format.
+    ///
+    /// On a terminal, log lines clear the progress line first and it is redrawn below them.
+    func makeLogger(job: JobFile? = nil) -> Logger {
+        let terminal = TerminalStatusLine.standardErrorIsTerminal
+        let format = logFormat ?? job?.logFormat.flatMap(LogFormat.init(rawValue:)) ?? (terminal ? .human : .logfmt)
+        var logger = Logger(label: "filmcache") { label -> any LogHandler in
+            let handler: any LogHandler =
+                switch format {
+                case .human: StreamLogHandler.standardError(label: label)
+                case .logfmt: LogfmtLogHandler(label: label)
+                case .json: JSONLogHandler(label: label)
+                }
+            return terminal ? StatusLineLogHandler(wrapping: handler) : handler
+        }
         logger.logLevel = logLevel
         return logger
     }

@@ -24,25 +24,7 @@ enum BuiltBinaries {
     static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:], cwd: String? = nil)
         throws -> Output
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: directory + "/" + name)
-        process.arguments = arguments
-        var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
-        env.merge(environment) { $1 }
-        process.environment = env
-        if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes concurrently with the process so neither fills up and blocks it.
-        let stdoutData = ReadAll(out.fileHandleForReading)
-        let stderrData = ReadAll(err.fileHandleForReading)
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData.wait(), as: UTF8.self),
-            stderr: String(decoding: stderrData.wait(), as: UTF8.self))
+        try RunningBinary(name, arguments, environment: environment, cwd: cwd).wait()
     }
 }
 
@@ -85,9 +67,13 @@ final class StandInProcess: @unchecked Sendable {
     let port: Int
     var baseURL: String { "http://127.0.0.1:\(port)/" }
 
-    init(arguments: [String] = [], keys: String = "demo,test-key-e2e") throws {
+    /// Starts a stand-in serving `corpus` (a generated one when `nil`, see `--generate`).
+    init(
+        arguments: [String] = [], keys: String = "demo,test-key-e2e",
+        corpus: String? = BuiltBinaries.packageRoot + "/Data/corpus"
+    ) throws {
         process.executableURL = URL(fileURLWithPath: BuiltBinaries.directory + "/omdb-standin")
-        process.arguments = ["--port", "0", "--corpus", BuiltBinaries.packageRoot + "/Data/corpus"] + arguments
+        process.arguments = ["--port", "0"] + (corpus.map { ["--corpus", $0] } ?? []) + arguments
         process.environment = ["OMDB_STANDIN_KEYS": keys, "PATH": "/usr/bin:/bin"]
         let out = Pipe()
         process.standardOutput = out

@@ -28,6 +28,8 @@ public struct WarmConfiguration: Sendable {
     public var circuitBreaker = CircuitBreaker<ContinuousClock>(pauseAfter: 8, stopAfter: 30, coolDown: .seconds(30))
     /// Films and lookups committed per transaction.
     public var batchSize = 256
+    /// How long the run may take; when it is up the run stops as if asked to (``StopReason/timeLimit``).
+    public var maxRuntime: Duration?
 
     public init(databasePath: String, worklists: [String], apiKey: APIKey) {
         self.databasePath = databasePath

@@ -9,6 +9,13 @@ public struct WarmJob: Sendable {
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
     private let logger: Logger
+    /// Stops the run from outside (the executable's signal handling); a stop requested before
+    /// the run starts stops it before its first call.
+    public var stop = WarmStop()
+    /// Where progress goes while the job fetches; `nil` reports nothing.
+    public var progress: (any ProgressSink)?
+    /// Measures the time limit and the progress interval; tests inject a manual clock.
+    public var clock: any Clock<Duration> = ContinuousClock()
 
     /// A job over `store`, fetching through `transport`; `now` is the wall clock (injectable for tests).
     public init(
@@ -22,8 +29,33 @@ public struct WarmJob: Sendable {
         self.logger = logger
     }
 
-    /// Runs the job to the end of its plan, or until the budget or OMDb's limit stops it.
+    /// Runs the job to the end of its plan, or until the budget, OMDb's limit, ``stop`` or
+    /// ``WarmConfiguration/maxRuntime`` ends it.
     public func run() async throws(WarmError) -> WarmSummary {
+        // A stop of this run only: the time limit must not stop later runs sharing `stop`.
+        let runStop = stop.child()
+        defer { stop.detach(runStop) }
+        let outcome = await withTaskGroup(of: Void.self) { group -> Result<WarmSummary, WarmError> in
+            if let limit = configuration.maxRuntime {
+                group.addTask { [clock, logger] in
+                    if await runStop.request(.timeLimit, after: limit, on: clock) {
+                        logger.notice(
+                            "time limit reached; finishing the calls in flight",
+                            metadata: ["max_runtime": "\(DurationText.compact(limit))"])
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            do throws(WarmError) {
+                return .success(try await run(stop: runStop))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    private func run(stop: WarmStop) async throws(WarmError) -> WarmSummary {
         let worklist: Worklist
         do {
             guard !configuration.worklists.isEmpty else { throw WorklistError.empty }
@@ -64,23 +96,35 @@ public struct WarmJob: Sendable {
             dailyLimit: configuration.dailyLimit, usable: configuration.budget.usable, block: configuration.maxInFlight)
         let writer = BatchWriter(store: store, batchSize: configuration.batchSize)
         let tally = Tally()
-        let queue = WorkQueue(plan.toFetch, failedBefore: plan.failedBefore)
+        let queue = WorkQueue(plan.toFetch, failedBefore: plan.failedBefore, stop: stop)
         let pacing = Pacing(configuration: configuration)
+        let snapshot: @Sendable (Duration) -> WarmProgress = { [callsLeft = night.callsLeft] elapsed in
+            let counts = tally.counts
+            let sent = gate.sent
+            return WarmProgress(
+                done: counts.fetched + counts.notFound + counts.failed, total: plan.toFetch.count,
+                fetched: counts.fetched, notFound: counts.notFound, failed: counts.failed, calls: sent,
+                quotaLeft: max(0, callsLeft - sent), elapsed: elapsed)
+        }
+
+        // Progress reports run beside the fetch until this function returns.
+        let clock = clock
+        async let _ = Self.report(to: progress, on: clock, snapshot)
 
         let failure: WarmError?
         do {
             // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
             if let first = queue.next() {
                 try await record(
-                    try await fetch(first, gate: gate, pacing: pacing), for: first, writer: writer, tally: tally,
-                    queue: queue,
+                    try await fetch(first, gate: gate, pacing: pacing, stop: stop), for: first, writer: writer,
+                    tally: tally, queue: queue,
                     gate: gate)
             }
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
                 for _ in 0..<max(1, min(configuration.maxInFlight, plan.toFetch.count)) {
                     group.addTask {
                         while let id = queue.next() {
-                            let result = try await fetch(id, gate: gate, pacing: pacing)
+                            let result = try await fetch(id, gate: gate, pacing: pacing, stop: stop)
                             try await record(result, for: id, writer: writer, tally: tally, queue: queue, gate: gate)
                         }
                     }
@@ -103,7 +147,7 @@ public struct WarmJob: Sendable {
         summary.normalizationWarnings = counts.warnings
         summary.calls = gate.sent
         summary.deferred = queue.remaining + plan.deferred.count
-        summary.stopReason = counts.stopReason ?? (summary.deferred > 0 ? .budgetSpent : nil)
+        summary.stopReason = counts.stopReason ?? (summary.deferred > 0 ? stop.reason ?? .budgetSpent : nil)
         let outcome = failure.map { "error: \($0)" } ?? summary.stopReason?.rawValue ?? "done"
         try? store.finishRun(id: runID, summary: summary, finishedAt: now(), outcome: outcome)
         if let failure { throw failure }
@@ -122,24 +166,48 @@ public struct WarmJob: Sendable {
         case noBudget
         /// The circuit breaker ended the run before this ID was sent.
         case circuitOpen
+        /// A stop was requested before this ID got an answer; it is left for the next run.
+        case stopped
+    }
+
+    /// Hands `sink` a snapshot every `sink.interval` on `clock` until the task is cancelled.
+    private static func report<C: Clock>(
+        to sink: (any ProgressSink)?, on clock: C, _ snapshot: @Sendable (Duration) -> WarmProgress
+    ) async where C.Duration == Duration {
+        guard let sink else { return }
+        let start = clock.now
+        while true {
+            do {
+                try await clock.sleep(for: sink.interval)
+            } catch {
+                return
+            }
+            sink.report(snapshot(start.duration(to: clock.now)))
+        }
     }
 
     /// Fetches one ID, retrying transient failures with backoff; every try is a counted call.
     ///
     /// Each try waits for the circuit breaker and the rate limiter, then takes one call from
-    /// the quota gate before anything is sent.
-    private func fetch(_ id: String, gate: QuotaGate, pacing: Pacing) async throws -> FetchResult {
+    /// the quota gate before anything is sent. Once `stop` is requested no try is started and
+    /// every wait ends at once; a request already sent is waited for.
+    private func fetch(_ id: String, gate: QuotaGate, pacing: Pacing, stop: WarmStop) async throws -> FetchResult {
         let normalizer = FilmNormalizer()
         let clock = ContinuousClock()
         var schedule = RetrySchedule<ContinuousClock>(backoff: configuration.backoff)
         var attempt = 0
         while true {
+            if stop.isRequested { return .stopped }
             switch pacing.breakerCheck(at: clock.now) {
             case .proceed: break
-            case .pause(let until): try await clock.sleep(until: until)
+            case .pause(let until):
+                guard try await stop.unlessStopped({ try await clock.sleep(until: until) }) else { return .stopped }
             case .stop: return .circuitOpen
             }
-            try await pacing.rateGate?.acquire()
+            if let rateGate = pacing.rateGate {
+                guard try await stop.unlessStopped({ try await rateGate.acquire() }) else { return .stopped }
+            }
+            if stop.isRequested { return .stopped }
             guard try gate.acquire() else { return .noBudget }
             attempt += 1
             var response = HTTPResponse(status: 0, body: [])
@@ -186,7 +254,8 @@ public struct WarmJob: Sendable {
                 if case .stop = pacing.recordFailure(at: clock.now) { return .failed(what, httpStatus: nil) }
                 let wait = retryAfter?.delay(relativeTo: now())
                 switch schedule.recordFailure(at: clock.now, retryAfter: wait) {
-                case .retry(let at): try await clock.sleep(until: at)
+                case .retry(let at):
+                    guard try await stop.unlessStopped({ try await clock.sleep(until: at) }) else { return .stopped }
                 case .giveUp: return .failed(what, httpStatus: response.status == 0 ? nil : response.status)
                 }
             }
@@ -210,7 +279,7 @@ public struct WarmJob: Sendable {
         let at = now()
         switch result {
         case .film, .notFound: try noteFirstSuccess(at: at, tally: tally)
-        case .failed, .limitReached, .noBudget, .circuitOpen: break
+        case .failed, .limitReached, .noBudget, .circuitOpen, .stopped: break
         }
         switch result {
         case .film(let normalized):
@@ -242,7 +311,7 @@ public struct WarmJob: Sendable {
             try store.markExhausted(
                 key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: at).key, at: at)
             tally.withLock { $0.stopReason = .limitReached }
-        case .noBudget:
+        case .noBudget, .stopped:
             queue.stop()
         case .circuitOpen:
             queue.stop()
@@ -301,16 +370,21 @@ final class WorkQueue: Sendable {
         var closed = false
     }
 
-    init(_ ids: [String], failedBefore: [String: Int] = [:]) {
+    private let stopToken: WarmStop?
+
+    /// A queue over `ids`; once `stop` is requested it hands out nothing more.
+    init(_ ids: [String], failedBefore: [String: Int] = [:], stop: WarmStop? = nil) {
         state = Mutex(State(ids: ids, failedBefore: failedBefore))
+        stopToken = stop
     }
 
     /// Runs in a row that failed for `id` before this one.
     func failedBefore(_ id: String) -> Int { state.withLock { $0.failedBefore[id] ?? 0 } }
 
-    /// The next ID, or `nil` when all are taken or the queue was closed.
+    /// The next ID, or `nil` when all are taken, the queue was closed, or a stop was requested.
     func next() -> String? {
-        state.withLock { s in
+        if stopToken?.isRequested == true { return nil }
+        return state.withLock { s in
             guard !s.closed, s.next < s.ids.count else { return nil }
             defer { s.next += 1 }
             return s.ids[s.next]

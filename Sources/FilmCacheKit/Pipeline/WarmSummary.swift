@@ -10,7 +10,7 @@ public struct WarmSummary: Sendable, Equatable, Codable {
     public var notFound = 0
     /// IDs that failed this run (recorded with a retry time).
     public var failed = 0
-    /// Planned but not fetched: the budget or the limit stopped the run first.
+    /// Planned but not fetched: the budget, the limit, a stop request or the time limit ended the run first.
     public var deferred = 0
     /// Not-found or failed IDs whose recheck time has not come.
     public var awaitingRecheck = 0
@@ -34,4 +34,8 @@ public enum StopReason: String, Sendable, Equatable, Codable {
     case limitReached = "limit-reached"
     /// Too many transient failures in a row.
     case tooManyFailures = "too-many-failures"
+    /// Asked to stop (SIGINT or SIGTERM): calls in flight finished and were stored.
+    case interrupted = "interrupted"
+    /// The run's time limit was up: calls in flight finished and were stored.
+    case timeLimit = "time-limit"
 }

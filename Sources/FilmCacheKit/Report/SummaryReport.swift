@@ -31,6 +31,11 @@ public enum SummaryReport {
         case .limitReached?:
             out += "stopped early: OMDb says the daily limit is reached; the rest resumes next quota day\n"
         case .tooManyFailures?: out += "stopped early: too many failures in a row; the rest resumes next run\n"
+        case .interrupted?:
+            out += "stopped early: interrupted; calls in flight finished and were stored; the rest resumes next run\n"
+        case .timeLimit?:
+            out += "stopped early: the time limit is up; calls in flight finished and were stored;"
+            out += " the rest resumes next run\n"
         case nil: out += "done\n"
         }
         return String(out.dropLast())

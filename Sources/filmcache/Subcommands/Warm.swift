@@ -10,14 +10,18 @@ extension FilmCacheCommand {
             discussion: """
                 Reads imdbIDs (one ID or IMDb title URL a line, # comments), skips films
                 fetched within --ttl-days, fetches the rest from OMDb under the daily budget,
-                and upserts them. Exit status: 0 done; 75 stopped early (budget or limit),
-                the rest resumes next run; 65 bad worklist; 69 OMDb unreachable;
+                and upserts them. Exit status: 0 done; 75 stopped early (budget, limit,
+                SIGINT/SIGTERM or --max-runtime, another warm running), the rest resumes next run; 65 bad worklist; 69 OMDb unreachable;
                 74 database error; 78 configuration (missing or rejected key, bad job file).
 
                 With --job FILE the job file gives worklists, database, key and every setting
                 below; flags given override it, and worklist arguments replace its list. Only
                 one warm works on a database at a time: it holds DB.lock (flock) while it runs,
                 and a second one exits 75 at once unless given --wait.
+
+                SIGINT or SIGTERM stops the run cleanly: no new request, requests in flight
+                finish and are stored, the summary is printed, exit 75. A second signal exits
+                at once with 130 (SIGINT) or 143 (SIGTERM); committed results are kept.
 
                 Examples:
                   OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
@@ -32,6 +36,9 @@ extension FilmCacheCommand {
         @OptionGroup var jobOptions: JobOptions
 
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
+
+        /// Time limit and progress.
+        @OptionGroup(title: "Running") var runtime: RuntimeOptions
 
         @Option(help: "OMDb endpoint; point it at a stand-in for offline runs. Default https://www.omdbapi.com/.")
         var baseURL: String?
@@ -130,10 +137,12 @@ extension FilmCacheCommand {
         }
 
         func run() async throws {
-            let logger = common.makeLogger()
             let job = try jobOptions.load()
+            let logger = common.makeLogger(job: job)
             let worklists = try JobOptions.worklists(arguments: worklists, job: job)
             let database = common.database(job: job)
+            let signals = StopSignals(logger: logger)
+            defer { signals.cancel() }
             let key: APIKey
             do {
                 key = try JobOptions.apiKey(file: apiKeyFile, job: job)
@@ -159,6 +168,9 @@ extension FilmCacheCommand {
                 throw fail(
                     "breaker stop-after is less than pause-after (job file and flags together)",
                     status: ExitStatus.configuration)
+            }
+            if let maxRuntime = runtime.maxRuntime?.duration ?? job?.maxRuntime {
+                configuration.maxRuntime = maxRuntime
             }
 
             let lock: RunLock
@@ -189,9 +201,9 @@ extension FilmCacheCommand {
 
             let summary: WarmSummary
             do {
-                summary = try await WarmJob(
-                    configuration: configuration, store: store, transport: transport, logger: logger
-                ).run()
+                summary = try await runtime.run(
+                    WarmJob(configuration: configuration, store: store, transport: transport, logger: logger),
+                    stop: signals.stop, logger: logger)
             } catch {
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }

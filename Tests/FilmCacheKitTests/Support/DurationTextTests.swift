@@ -19,4 +19,13 @@ import Testing
     func refuses(text: String) {
         #expect(Duration(parsing: text) == nil)
     }
+
+    @Test(
+        arguments: [
+            (0.0, "0s"), (0.4, "0s"), (45, "45s"), (59.6, "1m00s"), (89, "1m29s"), (3_599, "59m59s"), (3_600, "1h00m"),
+            (7_380, "2h03m"), (86_399, "23h59m"), (90_000, "1d01h"), (-5, "0s"),
+        ] as [(Double, String)])
+    func compactFormRoundsToTheSecond(seconds: Double, text: String) {
+        #expect(DurationText.compact(.seconds(seconds)) == text)
+    }
 }
