@@ -14,9 +14,11 @@ struct FilmCacheCommand: AsyncParsableCommand {
             Examples:
               OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
               filmcache show tt0172495 --db films.sqlite --json
+              filmcache quota --db films.sqlite
+              filmcache stats --db films.sqlite Data/watchlist.txt
             """,
         version: FilmCacheVersion.current,
-        subcommands: [Warm.self, Plan.self, Show.self]
+        subcommands: [Warm.self, Plan.self, Show.self, Quota.self, Stats.self]
     )
 }
 
@@ -27,6 +29,16 @@ struct CommonOptions: ParsableArguments {
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
+
+    /// The cache for a command that only reads it: an absent file counts as an empty cache and is not created.
+    func openForReading(logger: Logger) throws -> CacheStore {
+        let exists = FileManager.default.fileExists(atPath: databasePath)
+        do {
+            return try CacheStore(path: exists ? databasePath : ":memory:", logger: logger)
+        } catch {
+            throw fail(error.description, status: ExitStatus.ioError)
+        }
+    }
 
     /// A logger writing to standard error at the chosen level.
     func makeLogger() -> Logger {
@@ -51,4 +63,17 @@ enum ExitStatus {
 func fail(_ message: String, status: Int32) -> ExitCode {
     FileHandle.standardError.write(Data("filmcache: \(message)\n".utf8))
     return ExitCode(status)
+}
+
+/// The fingerprint of the key in OMDB_API_KEY or `file`, or `nil` when neither names one; exits 78 on an unreadable file.
+///
+/// For commands that only read the ledger: they pick a key by it but never send it anywhere.
+func keyFingerprint(file: String?) throws -> String? {
+    do {
+        return try APIKey.load(environment: ProcessInfo.processInfo.environment, file: file).fingerprint
+    } catch .missingKey {
+        return nil
+    } catch {
+        throw fail(error.description, status: ExitStatus.configuration)
+    }
 }

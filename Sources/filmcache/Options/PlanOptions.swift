@@ -48,6 +48,13 @@ struct PlanOptions: ParsableArguments {
         }
     }
 
+    /// The default settings with the flags given applied.
+    var settings: PlanSettings {
+        var settings = PlanSettings()
+        apply(to: &settings)
+        return settings
+    }
+
     /// Overrides the settings with the flags given.
     func apply(to settings: inout PlanSettings) {
         let day = FreshnessPolicy.day

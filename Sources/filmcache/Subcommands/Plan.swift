@@ -44,15 +44,8 @@ extension FilmCacheCommand {
 
         func run() async throws {
             let logger = common.makeLogger()
-            var fingerprint: String?
-            do {
-                fingerprint = try APIKey.load(environment: ProcessInfo.processInfo.environment, file: apiKeyFile)
-                    .fingerprint
-            } catch .missingKey {
-                fingerprint = nil
-            } catch {
-                throw fail(error.description, status: ExitStatus.configuration)
-            }
+            let fingerprint = try keyFingerprint(file: apiKeyFile)
+            let now = try ReferenceTime.now()
             let worklist: Worklist
             do {
                 worklist = try Worklist.read(paths: worklists)
@@ -60,14 +53,12 @@ extension FilmCacheCommand {
                 throw fail(error.description, status: ExitStatus.dataError)
             }
             for warning in worklist.warnings { logger.warning("\(warning)") }
-            var settings = PlanSettings()
-            planning.apply(to: &settings)
+            let settings = planning.settings
+            let store = try common.openForReading(logger: logger)
             let night: NightPlan
             do {
-                let exists = FileManager.default.fileExists(atPath: common.databasePath)
-                let store = try CacheStore(path: exists ? common.databasePath : ":memory:", logger: logger)
                 night = try NightPlan.make(
-                    worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: Date())
+                    worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: now)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }

@@ -64,6 +64,9 @@ extension FilmCacheCommand {
         @Option(help: "Seconds new work waits after the breaker pauses it.")
         var breakerCoolDown: Double = 30
 
+        @Option(help: "Write a Prometheus textfile here at the end of the run (replaced atomically).")
+        var metricsFile: String?
+
         @Argument(help: "Worklist files.")
         var worklists: [String] = []
 
@@ -79,10 +82,13 @@ extension FilmCacheCommand {
                 throw ValidationError("--breaker-stop-after must be at least --breaker-pause-after (at least 1)")
             }
             guard !worklists.isEmpty else { throw ValidationError("name at least one worklist file") }
+            try validateMetricsFile()
         }
 
         func run() async throws {
             let logger = common.makeLogger()
+            let started = ContinuousClock.now
+            let now = try ReferenceTime.clock()
             let key: APIKey
             do {
                 key = try APIKey.load(environment: ProcessInfo.processInfo.environment, file: apiKeyFile)
@@ -118,12 +124,15 @@ extension FilmCacheCommand {
             let summary: WarmSummary
             do {
                 summary = try await WarmJob(
-                    configuration: configuration, store: store, transport: transport, logger: logger
+                    configuration: configuration, store: store, transport: transport, now: now, logger: logger
                 ).run()
             } catch {
+                writeMetrics(nil, status: Self.exitStatus(for: error), store, configuration, since: started, now: now)
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
             print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: common.databasePath))
+            let status = summary.stopReason == nil ? 0 : ExitStatus.tryAgainLater
+            writeMetrics(summary, status: status, store, configuration, since: started, now: now)
             if summary.stopReason != nil { throw ExitCode(ExitStatus.tryAgainLater) }
         }
 
