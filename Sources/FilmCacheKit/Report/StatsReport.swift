@@ -10,13 +10,11 @@ public enum StatsReport {
         let c = s.census
         var out = "filmcache stats → \(s.databasePath)"
         out += s.databaseExists ? "\n" : " (no database file yet: an empty cache)\n"
+        out += "  " + TextTable.pad("file", to: 12, .left) + size(s.fileBytes) + ": database \(s.databaseBytes) bytes"
+        out += " + write-ahead log \(s.walBytes) bytes\n"
         out +=
             TextTable.counts(
                 [
-                    (
-                        "file", s.fileBytes,
-                        "bytes (\(size(s.fileBytes))): database \(s.databaseBytes) + write-ahead log \(s.walBytes)"
-                    ),
                     ("films", c.films, "rows"),
                     ("lookups", c.notFound + c.failed, "rows: \(c.notFound) not found, \(c.failed) failed"),
                 ], labelWidth: 12) + "\n"
