@@ -26,15 +26,21 @@ enum PythonPrometheusParser {
 
     /// One family as the Python client reads it (it drops a counter's `_total` from the family name).
     struct Family: Decodable, Equatable {
+        /// The family's name.
         var name: String
+        /// Its type.
         var type: String
+        /// Its samples.
         var samples: [Sample]
     }
 
     /// One sample as the Python client reads it.
     struct Sample: Decodable, Equatable {
+        /// The sample's metric name.
         var name: String
+        /// Its labels.
         var labels: [String: String]
+        /// Its value as Python's `repr` writes it.
         var value: String
     }
 
@@ -56,7 +62,9 @@ enum PythonPrometheusParser {
 
     /// Python's complaint.
     struct ParserError: Error, CustomStringConvertible {
+        /// What Python said.
         var message: String
+        /// The message.
         var description: String { message }
     }
 

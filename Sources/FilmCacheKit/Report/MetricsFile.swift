@@ -144,6 +144,7 @@ public enum MetricsFile {
         /// What went wrong, with the system's words.
         public var reason: String
 
+        /// The path and the reason, for the message on standard error.
         public var description: String { "cannot write the metrics file \(path): \(reason)" }
     }
 }

@@ -2,7 +2,10 @@
 struct TextTable {
     /// How a column's cells line up.
     enum Alignment {
-        case left, right
+        /// Text starts at the column's left edge (labels, notes).
+        case left
+        /// Text ends at the column's right edge (numbers).
+        case right
     }
 
     /// One alignment per column.

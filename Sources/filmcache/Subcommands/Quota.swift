@@ -40,11 +40,15 @@ extension FilmCacheCommand {
 
         func validate() throws {
             if json && prometheus { throw ValidationError("--json and --prometheus exclude each other") }
+            // Never echo the value: someone may have passed the key itself here.
+            if let fingerprint, fingerprint.count != 4 || !fingerprint.allSatisfy(\.isHexDigit) {
+                throw ValidationError("--key takes a key's fingerprint, the four hex digits reports print")
+            }
         }
 
         func run() async throws {
             let logger = common.makeLogger()
-            let key = try fingerprint ?? keyFingerprint(file: apiKeyFile)
+            let key = try fingerprint?.lowercased() ?? keyFingerprint(file: apiKeyFile)
             let now = try ReferenceTime.now()
             let settings = planning.settings
             let store = try common.openForReading(logger: logger)

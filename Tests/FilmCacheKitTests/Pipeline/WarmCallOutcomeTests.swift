@@ -7,6 +7,7 @@ import Testing
 @Suite struct WarmCallOutcomeTests {
     let dir = TemporaryDirectory()
 
+    /// Warms `ids` through `transport`, one request at a time.
     func run(_ ids: [String], _ transport: ScriptedTransport, configure: (inout WarmConfiguration) -> Void = { _ in })
         async throws -> (WarmSummary, CacheStore)
     {

@@ -3,10 +3,12 @@ import Testing
 
 @testable import FilmCacheKit
 
+/// The warm's metrics file: its metrics, counters carried over, the atomic write, escaping.
 @Suite struct MetricsFileTests {
     let dir = TemporaryDirectory()
     let finished = TestDates.utc(2026, 11, 21, 3, 0)
 
+    /// A warm summary with calls of every outcome.
     func summary(film: Int = 90, notFound: Int = 5, failed: Int = 2, retried: Int = 7, limit: Int = 0) -> WarmSummary {
         var s = WarmSummary()
         s.considered = 292
@@ -22,6 +24,7 @@ import Testing
         return s
     }
 
+    /// Metrics for a run with `summary`, the quota read from the fixture database.
     func metrics(_ summary: WarmSummary?, status: Int32 = 0, lastSuccess: Date? = nil) throws -> WarmMetrics {
         let store = try ReportFixtures.store(at: dir.file("cache.sqlite"))
         var settings = PlanSettings()

@@ -10,19 +10,28 @@ import Foundation
 struct PrometheusTextParser {
     /// One metric family as read.
     struct Family: Equatable {
+        /// The family's name (for a histogram or summary, without the part suffixes).
         var name: String
+        /// The HELP text, unescaped; `nil` without a HELP line.
         var help: String?
+        /// The TYPE, `untyped` without a TYPE line.
         var type: String = "untyped"
+        /// The samples, in order.
         var samples: [Sample] = []
     }
 
     /// One sample line as read.
     struct Sample: Equatable {
+        /// The sample's metric name.
         var name: String
+        /// Labels, values unescaped.
         var labels: [String: String]
+        /// The value.
         var value: Double
+        /// The optional timestamp in milliseconds.
         var timestamp: Int64?
 
+        /// Equal samples, NaN equal to NaN.
         static func == (a: Sample, b: Sample) -> Bool {
             a.name == b.name && a.labels == b.labels && a.timestamp == b.timestamp
                 && (a.value == b.value || (a.value.isNaN && b.value.isNaN))
@@ -31,11 +40,15 @@ struct PrometheusTextParser {
 
     /// Why the text is not valid, and where.
     struct ParseError: Error, CustomStringConvertible, Equatable {
+        /// The 1-based line.
         var line: Int
+        /// The rule broken.
         var message: String
+        /// `line N: message`.
         var description: String { "line \(line): \(message)" }
     }
 
+    /// The metric types the format knows.
     static let types: Set<String> = ["counter", "gauge", "histogram", "summary", "untyped"]
 
     /// The families of `text`, in order; throws on the first rule broken.
@@ -199,26 +212,33 @@ struct PrometheusTextParser {
         }
     }
 
+    /// Whether `name` follows the metric name grammar, `[a-zA-Z_:][a-zA-Z0-9_:]*`.
     static func isMetricName(_ name: String) -> Bool {
         name.range(of: #"^[a-zA-Z_:][a-zA-Z0-9_:]*$"#, options: .regularExpression) != nil
     }
 
+    /// Whether `name` follows the label name grammar, `[a-zA-Z_][a-zA-Z0-9_]*`, and is not reserved (`__…`).
     static func isLabelName(_ name: String) -> Bool {
         name.range(of: #"^[a-zA-Z_][a-zA-Z0-9_]*$"#, options: .regularExpression) != nil && !name.hasPrefix("__")
     }
 
     /// Walks one line.
     private struct Scanner {
+        /// What is left of the line.
         var text: Substring
+        /// The line's number, for errors.
         let line: Int
 
+        /// A scanner at the start of `text`.
         init(_ text: Substring, line: Int) {
             self.text = text
             self.line = line
         }
 
+        /// Whether the line is used up.
         var atEnd: Bool { text.isEmpty }
 
+        /// Skips spaces and tabs; returns how many.
         @discardableResult
         mutating func skipBlanks() -> Int {
             let count = text.prefix { $0 == " " || $0 == "\t" }.count
@@ -226,16 +246,19 @@ struct PrometheusTextParser {
             return count
         }
 
+        /// Skips the one blank that separates HELP's name from its text.
         mutating func skipOneBlank() {
             if text.first == " " || text.first == "\t" { text = text.dropFirst() }
         }
 
+        /// The characters up to a blank, `stop`, or the end.
         mutating func word(stoppingAt stop: Character? = nil) -> String {
             let word = text.prefix { $0 != " " && $0 != "\t" && $0 != stop }
             text = text.dropFirst(word.count)
             return String(word)
         }
 
+        /// Consumes `character` if it comes next.
         mutating func take(_ character: Character) -> Bool {
             guard text.first == character else { return false }
             text = text.dropFirst()

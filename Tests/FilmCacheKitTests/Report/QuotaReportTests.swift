@@ -3,9 +3,11 @@ import Testing
 
 @testable import FilmCacheKit
 
+/// `filmcache quota` over the crafted ledger of ``ReportFixtures``.
 @Suite struct QuotaReportTests {
     let dir = TemporaryDirectory()
 
+    /// The status read from a fresh fixture database.
     func status(
         key: String? = nil, zone: String = "UTC", limit: Int? = nil, at now: Date = ReportFixtures.now
     ) throws -> QuotaStatus {

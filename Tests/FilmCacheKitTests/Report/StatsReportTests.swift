@@ -3,6 +3,7 @@ import Testing
 
 @testable import FilmCacheKit
 
+/// `filmcache stats` over films of every type and age class.
 @Suite struct StatsReportTests {
     let dir = TemporaryDirectory()
     let now = TestDates.utc(2026, 11, 21, 12)

@@ -3,6 +3,7 @@ import Testing
 
 @testable import FilmCacheKit
 
+/// The terminal bar charts and the shared table helper.
 @Suite struct TextBarTests {
     @Test(arguments: [
         (0, ""), (1, "▏"), (3, "▏"), (13, "▌"), (25, "█"), (41, "█▋"), (500, String(repeating: "█", count: 20)),
