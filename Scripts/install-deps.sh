@@ -2,7 +2,8 @@
 # Installs the Debian packages filmcache builds, tests and benchmarks with, when any is missing.
 set -euo pipefail
 
-wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3)
+# python3-prometheus-client: the end-to-end tests check the metrics file with the Prometheus project's own parser.
+wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

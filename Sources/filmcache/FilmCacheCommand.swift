@@ -16,9 +16,11 @@ struct FilmCacheCommand: AsyncParsableCommand {
               OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
               filmcache warm --job /etc/filmcache/nightly.toml
               filmcache show tt0172495 --db films.sqlite --json
+              filmcache quota --db films.sqlite
+              filmcache stats --db films.sqlite Data/watchlist.txt
             """,
         version: FilmCacheVersion.current,
-        subcommands: [Warm.self, Plan.self, Show.self]
+        subcommands: [Warm.self, Plan.self, Show.self, Quota.self, Stats.self]
     )
 }
 
@@ -31,6 +33,17 @@ struct CommonOptions: ParsableArguments {
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
+
+    /// The cache for a command that only reads it: an absent file counts as an empty cache and is not created.
+    func openForReading(logger: Logger, job: JobFile? = nil) throws -> CacheStore {
+        let databasePath = database(job: job)
+        let exists = FileManager.default.fileExists(atPath: databasePath)
+        do {
+            return try CacheStore(path: exists ? databasePath : ":memory:", logger: logger)
+        } catch {
+            throw fail(error.description, status: ExitStatus.ioError)
+        }
+    }
 
     /// The database to use: `--db`, else the job file's `db`, else `filmcache.sqlite` in the working directory.
     func database(job: JobFile? = nil) -> String {
@@ -76,4 +89,17 @@ enum ExitStatus {
 func fail(_ message: String, status: Int32) -> ExitCode {
     FileHandle.standardError.write(Data("filmcache: \(message)\n".utf8))
     return ExitCode(status)
+}
+
+/// The fingerprint of the key in OMDB_API_KEY or `file`, or `nil` when neither names one; exits 78 on an unreadable file.
+///
+/// For commands that only read the ledger: they pick a key by it but never send it anywhere.
+func keyFingerprint(file: String?, job: JobFile? = nil) throws -> String? {
+    do {
+        return try JobOptions.apiKey(file: file, job: job).fingerprint
+    } catch .missingKey {
+        return nil
+    } catch {
+        throw fail(error.description, status: ExitStatus.configuration)
+    }
 }

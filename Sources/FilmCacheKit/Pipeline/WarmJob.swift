@@ -82,6 +82,8 @@ public struct WarmJob: Sendable {
         var summary = WarmSummary()
         summary.considered = plan.considered
         summary.fresh = plan.fresh
+        summary.missing = plan.missing
+        summary.stale = plan.stale
         summary.awaitingRecheck = plan.notFoundAwaitingRecheck + plan.failedAwaitingRetry
         summary.skippedLines = worklist.warnings.count
         logger.info(
@@ -116,15 +118,14 @@ public struct WarmJob: Sendable {
             // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
             if let first = queue.next() {
                 try await record(
-                    try await fetch(first, gate: gate, pacing: pacing, stop: stop), for: first, writer: writer,
-                    tally: tally, queue: queue,
-                    gate: gate)
+                    try await fetch(first, gate: gate, pacing: pacing, stop: stop, tally: tally), for: first,
+                    writer: writer, tally: tally, queue: queue, gate: gate)
             }
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
                 for _ in 0..<max(1, min(configuration.maxInFlight, plan.toFetch.count)) {
                     group.addTask {
                         while let id = queue.next() {
-                            let result = try await fetch(id, gate: gate, pacing: pacing, stop: stop)
+                            let result = try await fetch(id, gate: gate, pacing: pacing, stop: stop, tally: tally)
                             try await record(result, for: id, writer: writer, tally: tally, queue: queue, gate: gate)
                         }
                     }
@@ -146,14 +147,15 @@ public struct WarmJob: Sendable {
         summary.failed = counts.failed
         summary.normalizationWarnings = counts.warnings
         summary.calls = gate.sent
+        summary.callsByOutcome = counts.calls
         summary.deferred = queue.remaining + plan.deferred.count
         summary.stopReason = counts.stopReason ?? (summary.deferred > 0 ? stop.reason ?? .budgetSpent : nil)
-        let outcome = failure.map { "error: \($0)" } ?? summary.stopReason?.rawValue ?? "done"
+        // A run that never reached OMDb is recorded as the error it exits with, not as done.
+        let unreachable = counts.fetched == 0 && counts.notFound == 0 ? pacing.unreachableOnly : nil
+        let error = failure ?? unreachable.map { WarmError.unreachable($0) }
+        let outcome = error.map { "error: \($0)" } ?? summary.stopReason?.rawValue ?? "done"
         try? store.finishRun(id: runID, summary: summary, finishedAt: now(), outcome: outcome)
-        if let failure { throw failure }
-        if counts.fetched == 0 && counts.notFound == 0, let why = pacing.unreachableOnly {
-            throw .unreachable(why)
-        }
+        if let error { throw error }
         return summary
     }
 
@@ -191,7 +193,9 @@ public struct WarmJob: Sendable {
     /// Each try waits for the circuit breaker and the rate limiter, then takes one call from
     /// the quota gate before anything is sent. Once `stop` is requested no try is started and
     /// every wait ends at once; a request already sent is waited for.
-    private func fetch(_ id: String, gate: QuotaGate, pacing: Pacing, stop: WarmStop) async throws -> FetchResult {
+    private func fetch(_ id: String, gate: QuotaGate, pacing: Pacing, stop: WarmStop, tally: Tally) async throws
+        -> FetchResult
+    {
         let normalizer = FilmNormalizer()
         let clock = ContinuousClock()
         var schedule = RetrySchedule<ContinuousClock>(backoff: configuration.backoff)
@@ -255,6 +259,7 @@ public struct WarmJob: Sendable {
                 let wait = retryAfter?.delay(relativeTo: now())
                 switch schedule.recordFailure(at: clock.now, retryAfter: wait) {
                 case .retry(let at):
+                    tally.withLock { $0.calls[.retried, default: 0] += 1 }
                     guard try await stop.unlessStopped({ try await clock.sleep(until: at) }) else { return .stopped }
                 case .giveUp: return .failed(what, httpStatus: response.status == 0 ? nil : response.status)
                 }
@@ -288,13 +293,17 @@ public struct WarmJob: Sendable {
             tally.withLock {
                 $0.fetched += 1
                 $0.warnings += normalized.warnings.count
+                $0.calls[.film, default: 0] += 1
             }
         case .notFound(let message):
             try await writer.add(
                 LookupRecord(
                     imdbID: id, status: .notFound, message: message, httpStatus: 200, attemptedAt: at,
                     nextAttemptAt: at.addingTimeInterval(configuration.freshness.notFoundTTL)))
-            tally.withLock { $0.notFound += 1 }
+            tally.withLock {
+                $0.notFound += 1
+                $0.calls[.notFound, default: 0] += 1
+            }
         case .failed(let message, let status):
             logger.warning("fetch failed", metadata: ["imdb_id": "\(id)", "error": "\(message)"])
             try await writer.add(
@@ -302,7 +311,10 @@ public struct WarmJob: Sendable {
                     imdbID: id, status: .failed, message: message, httpStatus: status, attemptedAt: at,
                     nextAttemptAt: configuration.freshness.nextFailureAttempt(
                         after: queue.failedBefore(id) + 1, at: at)))
-            tally.withLock { $0.failed += 1 }
+            tally.withLock {
+                $0.failed += 1
+                $0.calls[.failed, default: 0] += 1
+            }
         case .limitReached(let message):
             logger.warning(
                 "OMDb daily limit reached; stopping", metadata: ["imdb_id": "\(id)", "message": "\(message)"])
@@ -310,7 +322,10 @@ public struct WarmJob: Sendable {
             queue.stop()
             try store.markExhausted(
                 key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: at).key, at: at)
-            tally.withLock { $0.stopReason = .limitReached }
+            tally.withLock {
+                $0.stopReason = .limitReached
+                $0.calls[.limit, default: 0] += 1
+            }
         case .noBudget, .stopped:
             queue.stop()
         case .circuitOpen:
@@ -353,6 +368,7 @@ public struct WarmJob: Sendable {
         var notFound = 0
         var failed = 0
         var warnings = 0
+        var calls: [CallOutcome: Int] = [:]
         var stopReason: StopReason?
         var answered = false
     }

@@ -12,10 +12,16 @@ public struct WarmSummary: Sendable, Equatable, Codable {
     public var failed = 0
     /// Planned but not fetched: the budget, the limit, a stop request or the time limit ended the run first.
     public var deferred = 0
+    /// IDs not cached when the run planned (negative answers due again included).
+    public var missing = 0
+    /// IDs cached but past their TTL when the run planned.
+    public var stale = 0
     /// Not-found or failed IDs whose recheck time has not come.
     public var awaitingRecheck = 0
     /// OMDb calls made (retries included), each counted in the ledger before it was sent.
     public var calls = 0
+    /// OMDb calls by what each came to; they add up to `calls`.
+    public var callsByOutcome: [CallOutcome: Int] = [:]
     /// Worklist lines that named no ID.
     public var skippedLines = 0
     /// Fields that could not be read in fetched films.

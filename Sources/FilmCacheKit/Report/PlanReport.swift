@@ -20,15 +20,8 @@ public enum PlanReport {
         if night.skippedLines > 0 {
             rows.append(("skipped lines", night.skippedLines, "worklist lines that named no ID (see warnings)"))
         }
-        let width = rows.map { String($0.1).count }.max() ?? 1
-        var out = "filmcache plan → \(database) (quota day \(night.quotaDay); dry run, no OMDb call)\n"
-        for (label, value, note) in rows {
-            let number = String(value)
-            out +=
-                "  " + label.padding(toLength: 14, withPad: " ", startingAt: 0)
-                + String(repeating: " ", count: width - number.count) + number + "  " + note + "\n"
-        }
-        return String(out.dropLast())
+        return "filmcache plan → \(database) (quota day \(night.quotaDay); dry run, no OMDb call)\n"
+            + TextTable.counts(rows, labelWidth: 14)
     }
 
     private static func deferredNote(_ night: NightPlan) -> String {
@@ -52,9 +45,7 @@ public enum PlanReport {
             callsPerDay: night.callsPerDay, callsUsed: night.callsUsed, callsLeft: night.callsLeft,
             exhausted: night.exhausted, skippedLines: night.skippedLines,
             toFetchIDs: ids ? p.toFetch : nil, deferredIDs: ids ? p.deferred : nil)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(document)) ?? Data("{}".utf8), as: UTF8.self)
+        return ReportJSON.encode(document)
     }
 
     private struct Document: Encodable {

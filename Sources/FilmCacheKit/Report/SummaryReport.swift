@@ -14,14 +14,7 @@ public enum SummaryReport {
         }
         if s.deferred > 0 { rows.append(("deferred", s.deferred, "left for the next run")) }
         rows.append(("OMDb calls", s.calls, "counted in the ledger for key \(keyFingerprint)"))
-        let width = rows.map(\.1).map { String($0).count }.max() ?? 1
-        var out = "filmcache warm → \(database)\n"
-        for (label, value, note) in rows {
-            let number = String(value)
-            out +=
-                "  " + label.padding(toLength: 17, withPad: " ", startingAt: 0)
-                + String(repeating: " ", count: width - number.count) + number + "  " + note + "\n"
-        }
+        var out = "filmcache warm → \(database)\n" + TextTable.counts(rows, labelWidth: 17) + "\n"
         if s.skippedLines > 0 { out += "  \(s.skippedLines) worklist lines skipped (see warnings above)\n" }
         if s.normalizationWarnings > 0 {
             out += "  \(s.normalizationWarnings) fields could not be read (see warnings)\n"

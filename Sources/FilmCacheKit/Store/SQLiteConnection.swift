@@ -139,11 +139,17 @@ final class SQLiteStatement {
     func query<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws(StoreError) -> T) throws(StoreError)
         -> [T]
     {
-        try bind(values)
         var rows: [T] = []
-        while try step() { rows.append(try row(self)) }
-        sqlite3_reset(statement)
+        try forEach(values) { (statement) throws(StoreError) in rows.append(try row(statement)) }
         return rows
+    }
+
+    /// Binds and hands each row to `body` as it is stepped, keeping none: for scans of whole tables.
+    func forEach(_ values: [SQLiteValue] = [], _ body: (SQLiteStatement) throws(StoreError) -> Void) throws(StoreError)
+    {
+        try bind(values)
+        defer { sqlite3_reset(statement) }
+        while try step() { try body(self) }
     }
 
     /// Column `index` as text, `nil` when NULL.

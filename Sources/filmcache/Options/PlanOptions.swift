@@ -63,6 +63,13 @@ struct PlanOptions: ParsableArguments {
         return overrides
     }
 
+    /// The default settings with the flags given applied.
+    var settings: PlanSettings {
+        var settings = PlanSettings()
+        apply(to: &settings)
+        return settings
+    }
+
     /// Overrides the settings with the flags given.
     func apply(to settings: inout PlanSettings) {
         overrides.apply(to: &settings)

@@ -49,18 +49,11 @@ extension FilmCacheCommand {
         }
 
         func run() async throws {
-            let logger = common.makeLogger()
             let job = try jobOptions.load()
+            let logger = common.makeLogger(job: job)
             let worklists = try JobOptions.worklists(arguments: worklists, job: job)
-            let database = common.database(job: job)
-            var fingerprint: String?
-            do {
-                fingerprint = try JobOptions.apiKey(file: apiKeyFile, job: job).fingerprint
-            } catch .missingKey {
-                fingerprint = nil
-            } catch {
-                throw fail(error.description, status: ExitStatus.configuration)
-            }
+            let fingerprint = try keyFingerprint(file: apiKeyFile, job: job)
+            let now = try ReferenceTime.now()
             let worklist: Worklist
             do {
                 worklist = try Worklist.read(paths: worklists)
@@ -71,19 +64,18 @@ extension FilmCacheCommand {
             var settings = PlanSettings()
             job?.plan.apply(to: &settings)
             planning.apply(to: &settings)
+            let store = try common.openForReading(logger: logger, job: job)
             let night: NightPlan
             do {
-                let exists = FileManager.default.fileExists(atPath: database)
-                let store = try CacheStore(path: exists ? database : ":memory:", logger: logger)
                 night = try NightPlan.make(
-                    worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: Date())
+                    worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: now)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
             if json {
                 print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids))
             } else {
-                print(PlanReport.text(night, keyFingerprint: fingerprint, database: database))
+                print(PlanReport.text(night, keyFingerprint: fingerprint, database: common.database(job: job)))
             }
         }
     }

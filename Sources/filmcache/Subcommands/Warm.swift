@@ -83,6 +83,9 @@ extension FilmCacheCommand {
         @Flag(help: "When another warm holds the database, wait for it to finish instead of exiting 75.")
         var wait = false
 
+        @Option(help: "Write a Prometheus textfile here at the end of the run (replaced atomically).")
+        var metricsFile: String?
+
         @Argument(help: "Worklist files (replacing the job file's).")
         var worklists: [String] = []
 
@@ -143,6 +146,10 @@ extension FilmCacheCommand {
             let database = common.database(job: job)
             let signals = StopSignals(logger: logger)
             defer { signals.cancel() }
+            let started = ContinuousClock.now
+            let now = try ReferenceTime.clock()
+            let metricsPath = metricsFile ?? job?.metricsFile
+            try validateMetricsFile(metricsPath)
             let key: APIKey
             do {
                 key = try JobOptions.apiKey(file: apiKeyFile, job: job)
@@ -202,12 +209,17 @@ extension FilmCacheCommand {
             let summary: WarmSummary
             do {
                 summary = try await runtime.run(
-                    WarmJob(configuration: configuration, store: store, transport: transport, logger: logger),
+                    WarmJob(configuration: configuration, store: store, transport: transport, now: now, logger: logger),
                     stop: signals.stop, logger: logger)
             } catch {
+                writeMetrics(
+                    to: metricsPath, nil, status: Self.exitStatus(for: error), store, configuration, since: started,
+                    now: now)
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
             print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
+            let status = summary.stopReason == nil ? 0 : ExitStatus.tryAgainLater
+            writeMetrics(to: metricsPath, summary, status: status, store, configuration, since: started, now: now)
             if summary.stopReason != nil { throw ExitCode(ExitStatus.tryAgainLater) }
         }
 

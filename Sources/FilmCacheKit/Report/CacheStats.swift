@@ -1,0 +1,44 @@
+import Foundation
+
+/// What `filmcache stats` shows: the cache file, its census, and optionally how it covers some worklists.
+public struct CacheStats: Sendable, Equatable {
+    /// The database file.
+    public var databasePath: String
+    /// Whether the file exists (an absent one is reported as an empty cache, not created).
+    public var databaseExists: Bool
+    /// Bytes of the database file.
+    public var databaseBytes: Int
+    /// Bytes of its write-ahead log (`-wal`), 0 when there is none.
+    public var walBytes: Int
+    /// Cache-wide counts.
+    public var census: CacheCensus
+    /// The policy the census judged freshness by.
+    public var freshness: FreshnessPolicy
+    /// The normalizer version rows must carry to count as current.
+    public var currentDataVersion: Int
+    /// The plan for the given worklists, `nil` when none was given.
+    public var worklists: NightPlan?
+    /// When the stats were taken.
+    public var now: Date
+
+    /// Bytes on disk: the database and its write-ahead log.
+    public var fileBytes: Int { databaseBytes + walBytes }
+
+    /// Takes the stats of the cache at `databasePath` through `store` at `now`, planning `worklist` if given.
+    public static func load(
+        store: CacheStore, databasePath: String, settings: PlanSettings, worklist: Worklist?, now: Date
+    ) throws(StoreError) -> CacheStats {
+        let files = FileManager.default
+        func size(_ path: String) -> Int {
+            ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+        let census = try store.census(freshness: settings.freshness, now: now)
+        let night = try worklist.map { (worklist) throws(StoreError) in
+            try NightPlan.make(worklist: worklist, store: store, settings: settings, keyFingerprint: nil, now: now)
+        }
+        return CacheStats(
+            databasePath: databasePath, databaseExists: files.fileExists(atPath: databasePath),
+            databaseBytes: size(databasePath), walBytes: size(databasePath + "-wal"), census: census,
+            freshness: settings.freshness, currentDataVersion: FilmNormalizer.dataVersion, worklists: night, now: now)
+    }
+}

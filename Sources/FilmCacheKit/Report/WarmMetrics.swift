@@ -1,0 +1,45 @@
+import Foundation
+
+/// What the metrics file says about one warm: how it ended, what it did, and the quota after it.
+public struct WarmMetrics: Sendable, Equatable {
+    /// When the run ended.
+    public var finishedAt: Date
+    /// How long it took, in seconds.
+    public var duration: Double
+    /// The exit status the run ends with (0 done, 75 stopped early, others errors).
+    public var exitStatus: Int32
+    /// What the run did; `nil` when it aborted with an error before summing up.
+    public var summary: WarmSummary?
+    /// When the latest completed run (exit 0 or 75) ended, this one included; `nil` if none ever has.
+    public var lastSuccessAt: Date?
+    /// The key's quota after the run; `nil` when the database could not be read.
+    public var quota: QuotaStatus?
+
+    /// Metrics from parts already in hand.
+    public init(
+        finishedAt: Date, duration: Double, exitStatus: Int32, summary: WarmSummary?, lastSuccessAt: Date?,
+        quota: QuotaStatus?
+    ) {
+        self.finishedAt = finishedAt
+        self.duration = duration
+        self.exitStatus = exitStatus
+        self.summary = summary
+        self.lastSuccessAt = lastSuccessAt
+        self.quota = quota
+    }
+
+    /// The metrics of the run that just ended, reading the last success and the quota back from `store`.
+    ///
+    /// The last success comes from the `runs` table, so a run that failed keeps the previous value.
+    public static func read(
+        from store: CacheStore, summary: WarmSummary?, exitStatus: Int32, duration: Duration, keyFingerprint: String,
+        settings: PlanSettings, now: Date
+    ) throws(StoreError) -> WarmMetrics {
+        WarmMetrics(
+            finishedAt: now, duration: duration.inSeconds, exitStatus: exitStatus, summary: summary,
+            lastSuccessAt: try store.lastCompletedRunFinish(),
+            quota: try QuotaStatus.load(
+                store: store, keyFingerprint: keyFingerprint, settings: settings, dailyLimit: settings.dailyLimit,
+                now: now, days: 1))
+    }
+}

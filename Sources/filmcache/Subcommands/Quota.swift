@@ -1,0 +1,77 @@
+import ArgumentParser
+import FilmCacheKit
+import Foundation
+
+extension FilmCacheCommand {
+    struct Quota: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the OMDb quota: today, the last 30 days, the observed reset, and the runs.",
+            discussion: """
+                Reads the quota ledger and the run history in the cache; never calls OMDb. The key
+                is the one in OMDB_API_KEY or --api-key-file, or --key by the fingerprint reports
+                print; with none of them, the busiest key in the ledger (most calls today, then in
+                the last 30 days). The limit is --daily-limit when given, else the one the key's
+                latest warm was run with; the reserve is --reserve (default 5%). The quota day
+                resets at midnight in --quota-timezone; the observed reset is the first OMDb answer
+                after a day that ran out. An absent database is read as empty and is not created.
+
+                Examples:
+                  filmcache quota --db films.sqlite
+                  filmcache quota --db films.sqlite --json | jq '.left'
+                  filmcache quota --db films.sqlite --prometheus > /var/lib/node_exporter/filmcache_quota.prom
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @OptionGroup var jobOptions: JobOptions
+
+        @OptionGroup(title: "Budget (the freshness flags are ignored here)") var planning: PlanOptions
+
+        @Option(help: "Read the API key from this file instead of OMDB_API_KEY (only its ledger is read).")
+        var apiKeyFile: String?
+
+        @Option(name: .customLong("key"), help: "Show the key with this fingerprint (four hex digits).")
+        var fingerprint: String?
+
+        @Flag(help: "Print the quota as JSON.")
+        var json = false
+
+        @Flag(help: "Print the quota gauges in Prometheus text format.")
+        var prometheus = false
+
+        func validate() throws {
+            if json && prometheus { throw ValidationError("--json and --prometheus exclude each other") }
+            // Never echo the value: someone may have passed the key itself here.
+            if let fingerprint, fingerprint.count != 4 || !fingerprint.allSatisfy(\.isHexDigit) {
+                throw ValidationError("--key takes a key's fingerprint, the four hex digits reports print")
+            }
+        }
+
+        func run() async throws {
+            let job = try jobOptions.load()
+            let logger = common.makeLogger(job: job)
+            let key = try fingerprint?.lowercased() ?? keyFingerprint(file: apiKeyFile, job: job)
+            let now = try ReferenceTime.now()
+            var settings = PlanSettings()
+            job?.plan.apply(to: &settings)
+            planning.apply(to: &settings)
+            let store = try common.openForReading(logger: logger, job: job)
+            let status: QuotaStatus
+            do {
+                status = try QuotaStatus.load(
+                    store: store, keyFingerprint: key, settings: settings,
+                    dailyLimit: planning.dailyLimit ?? job?.plan.dailyLimit, now: now)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+            if json {
+                print(QuotaReport.json(status))
+            } else if prometheus {
+                print(QuotaReport.prometheus(status), terminator: "")
+            } else {
+                print(QuotaReport.text(status, database: common.database(job: job)))
+            }
+        }
+    }
+}

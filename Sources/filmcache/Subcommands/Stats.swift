@@ -1,0 +1,63 @@
+import ArgumentParser
+import FilmCacheKit
+import Foundation
+
+extension FilmCacheCommand {
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what the cache holds: size, films by type, freshness, fetch ages, negative answers.",
+            discussion: """
+                Reads the cache only; never calls OMDb. Freshness is judged by the same TTL policy
+                as warm and plan (the freshness flags change it). With worklists, also shows how
+                many of their IDs are fresh, missing or stale. An absent database is read as empty
+                and is not created.
+
+                Examples:
+                  filmcache stats --db films.sqlite
+                  filmcache stats --db films.sqlite Data/watchlist.txt
+                  filmcache stats --db films.sqlite --json | jq '.byType'
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @OptionGroup var jobOptions: JobOptions
+
+        @OptionGroup(title: "Freshness (the budget flags are ignored here)") var planning: PlanOptions
+
+        @Flag(help: "Print the stats as JSON.")
+        var json = false
+
+        @Argument(help: "Worklist files to measure the cache against (optional).")
+        var worklists: [String] = []
+
+        func run() async throws {
+            let job = try jobOptions.load()
+            let logger = common.makeLogger(job: job)
+            let now = try ReferenceTime.now()
+            let worklists = worklists.isEmpty ? job?.worklists ?? [] : worklists
+            var worklist: Worklist?
+            if !worklists.isEmpty {
+                do {
+                    worklist = try Worklist.read(paths: worklists)
+                } catch {
+                    throw fail(error.description, status: ExitStatus.dataError)
+                }
+                for warning in worklist?.warnings ?? [] { logger.warning("\(warning)") }
+            }
+            var settings = PlanSettings()
+            job?.plan.apply(to: &settings)
+            planning.apply(to: &settings)
+            let store = try common.openForReading(logger: logger, job: job)
+            let stats: CacheStats
+            do {
+                stats = try CacheStats.load(
+                    store: store, databasePath: common.database(job: job), settings: settings, worklist: worklist,
+                    now: now)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+            print(json ? StatsReport.json(stats) : StatsReport.text(stats))
+        }
+    }
+}
