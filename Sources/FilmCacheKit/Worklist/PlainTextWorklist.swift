@@ -2,18 +2,15 @@ import Foundation
 
 /// Reads plain-text worklists: one ID or IMDb title URL a line, `#` comments, blank lines.
 public enum PlainTextWorklist {
-    /// What one file yielded: its IDs (duplicates kept) and the lines it skipped.
-    public struct Parsed: Sendable, Equatable {
-        public var entries: [WorklistEntry]
-        public var warnings: [WorklistWarning]
-    }
+    /// What one file yielded; the same shape for every format.
+    public typealias Parsed = ParsedWorklist
 
     /// Parses `data` as UTF-8 text (a BOM and CRLF line ends are fine); `file` names it in warnings.
-    public static func parse(_ data: Data, file: String) -> Parsed {
-        var parsed = Parsed(entries: [], warnings: [])
+    public static func parse(_ data: Data, file: String) -> ParsedWorklist {
+        var parsed = ParsedWorklist()
         data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            LineBreak.forEachLine(in: bytes, from: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0) { number, range in
+            LineBreak.forEachLine(in: bytes, from: WorklistFormat.startAfterBOM(bytes)) { number, range in
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
                 let line = stripComment(Substring(text)).trimmingCharacters(in: .whitespacesAndNewlines)
                 if line.isEmpty { return }
