@@ -65,4 +65,17 @@ import Testing
         let json = dir.write("empty.json", "[]")
         #expect(throws: WorklistError.noIDs(path: json, warnings: 0)) { try Worklist.read(paths: [json]) }
     }
+
+    /// The sample worklists in `Data/` name the same films in each format they share.
+    @Test func sampleWorklistsInDataRead() throws {
+        let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../Data").standardized.path
+        let text = try Worklist.read(paths: [data + "/watchlist.txt"])
+        let csv = try Worklist.read(paths: [data + "/watchlist.csv"])
+        let json = try Worklist.read(paths: [data + "/watchlist.json"])
+        #expect(csv.ids.count == 20 && csv.warnings.isEmpty)
+        #expect(json.ids.count == 20 && json.warnings.isEmpty)
+        #expect(Set(csv.ids).isSubset(of: text.ids) && Set(json.ids).isSubset(of: text.ids))
+        #expect(Set(csv.ids).isDisjoint(with: json.ids))
+    }
 }
