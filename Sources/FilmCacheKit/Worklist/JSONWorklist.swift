@@ -60,7 +60,7 @@ public enum JSONWorklist {
     }
 
     /// The value an element offers as its ID and the key path it sits at (`nil` for a bare string).
-    static func candidate(in element: Any) -> (value: Any, key: String?)? {
+    private static func candidate(in element: Any) -> (value: Any, key: String?)? {
         if element is String { return (element, nil) }
         guard let object = element as? [String: Any] else { return nil }
         if let found = candidate(inObject: object) { return (found.value, found.key) }
