@@ -2,26 +2,23 @@ import Foundation
 
 /// Reads plain-text worklists: one ID or IMDb title URL a line, `#` comments, blank lines.
 public enum PlainTextWorklist {
-    /// What one file yielded: its IDs (duplicates kept) and the lines it skipped.
-    public struct Parsed: Sendable, Equatable {
-        public var entries: [WorklistEntry]
-        public var warnings: [WorklistWarning]
-    }
+    /// What one file yielded; the same shape for every format.
+    public typealias Parsed = ParsedWorklist
 
     /// Parses `data` as UTF-8 text (a BOM and CRLF line ends are fine); `file` names it in warnings.
-    public static func parse(_ data: Data, file: String) -> Parsed {
-        var parsed = Parsed(entries: [], warnings: [])
-        var text = String(decoding: data, as: UTF8.self)
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        var lineNumber = 0
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            lineNumber += 1
-            let line = stripComment(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty { continue }
-            if let id = imdbID(in: line) {
-                parsed.entries.append(WorklistEntry(imdbID: id, file: file, line: lineNumber))
-            } else {
-                parsed.warnings.append(WorklistWarning(file: file, line: lineNumber, text: line))
+    public static func parse(_ data: Data, file: String) -> ParsedWorklist {
+        var parsed = ParsedWorklist()
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            LineBreak.forEachLine(in: bytes, from: WorklistFormat.startAfterBOM(bytes)) { number, range in
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                let line = stripComment(Substring(text)).trimmingCharacters(in: .whitespacesAndNewlines)
+                if line.isEmpty { return }
+                if let id = imdbID(in: line) {
+                    parsed.entries.append(WorklistEntry(imdbID: id, file: file, line: number))
+                } else {
+                    parsed.warnings.append(WorklistWarning(file: file, line: number, text: line))
+                }
             }
         }
         return parsed
@@ -29,11 +26,11 @@ public enum PlainTextWorklist {
 
     /// The line without a `#` comment (one that starts the line or follows white space).
     static func stripComment(_ line: Substring) -> Substring {
-        var previous: Character = " "
-        for index in line.indices {
-            let c = line[index]
-            if c == "#" && previous.isWhitespace { return line[..<index] }
-            previous = c
+        // `#` is ASCII, so finding it among the bytes is safe and spares a walk over every Character.
+        var from = line.startIndex
+        while let hash = line.utf8[from...].firstIndex(of: UInt8(ascii: "#")) {
+            if line[hash...].first == "#" && line[..<hash].last?.isWhitespace != false { return line[..<hash] }
+            from = line.utf8.index(after: hash)
         }
         return line
     }
@@ -41,8 +38,9 @@ public enum PlainTextWorklist {
     /// The ID a line names: a bare `tt1234567` or an IMDb title URL; `nil` for anything else.
     public static func imdbID(in line: String) -> String? {
         if isIMDbID(line) { return line }
-        let lowered = line.lowercased()
-        guard let range = lowered.range(of: "imdb.com/title/") else { return nil }
+        // Searched in `line` itself: lowercasing can change a string's length, and then indices
+        // found in the lowercased copy fall outside `line` (a crash) or on the wrong characters.
+        guard let range = line.range(of: "imdb.com/title/", options: .caseInsensitive) else { return nil }
         let rest = line[range.upperBound...]
         let candidate = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard isIMDbID(candidate), line[..<range.lowerBound].allSatisfy({ !$0.isWhitespace }) else { return nil }

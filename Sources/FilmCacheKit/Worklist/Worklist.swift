@@ -6,11 +6,12 @@ public struct Worklist: Sendable, Equatable {
     public var ids: [String]
     /// For each ID, how many of the files name it (the planner's demand signal).
     public var demand: [String: Int]
-    /// Lines that named no ID, each reported with its file and line.
+    /// Lines, CSV records and JSON elements that named no ID, each reported with its file and line.
     public var warnings: [WorklistWarning]
-    /// Lines that named an ID, duplicates included.
+    /// Lines, CSV records and JSON elements that named an ID, duplicates included.
     public var entryCount: Int
 
+    /// A worklist made of the given parts, all empty by default.
     public init(ids: [String] = [], demand: [String: Int] = [:], warnings: [WorklistWarning] = [], entryCount: Int = 0)
     {
         self.ids = ids
@@ -19,8 +20,8 @@ public struct Worklist: Sendable, Equatable {
         self.entryCount = entryCount
     }
 
-    /// Reads and merges the files at `paths`.
-    public static func read(paths: [String]) throws(WorklistError) -> Worklist {
+    /// Reads and merges the files at `paths`, each parsed as `format` (by default, detected from its content).
+    public static func read(paths: [String], format: WorklistFormat = .auto) throws(WorklistError) -> Worklist {
         var merged = Worklist()
         var seen: Set<String> = []
         for path in paths {
@@ -30,7 +31,7 @@ public struct Worklist: Sendable, Equatable {
             } catch {
                 throw .unreadable(path: path, reason: (error as NSError).localizedFailureReason ?? "\(error)")
             }
-            let parsed = PlainTextWorklist.parse(data, file: path)
+            let parsed = try format.parse(data, file: path)
             guard !parsed.entries.isEmpty else { throw .noIDs(path: path, warnings: parsed.warnings.count) }
             merged.warnings += parsed.warnings
             merged.entryCount += parsed.entries.count
@@ -46,35 +47,57 @@ public struct Worklist: Sendable, Equatable {
 
 /// One ID and where it was found.
 public struct WorklistEntry: Sendable, Equatable {
+    /// The IMDb title ID, `tt` and 7 to 10 digits.
     public var imdbID: String
+    /// The worklist file, as it was named.
     public var file: String
+    /// The 1-based line it stands on (for a CSV record or JSON element, the line it starts on).
     public var line: Int
 }
 
-/// A line that named no ID; it was skipped.
+/// A line, CSV record or JSON element that named no ID; it was skipped.
 public struct WorklistWarning: Sendable, Equatable, CustomStringConvertible {
+    /// The worklist file, as it was named.
     public var file: String
+    /// The 1-based line the skipped text starts on.
     public var line: Int
+    /// What was skipped: the line, the CSV ID field, or the JSON element's source text.
     public var text: String
+    /// Why it was skipped, as the message shows it.
+    public var reason = "not an IMDb ID or title URL"
 
+    /// `file:line: reason, skipped: "text"`, the text cut at 80 characters.
     public var description: String {
         let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
-        return "\(file):\(line): not an IMDb ID or title URL, skipped: \(shown.debugDescription)"
+        return "\(file):\(line): \(reason), skipped: \(shown.debugDescription)"
     }
 }
 
 /// A worklist that cannot be used at all.
 public enum WorklistError: Error, Equatable, CustomStringConvertible {
+    /// The file could not be read.
     case unreadable(path: String, reason: String)
+    /// The file was read but named no usable ID; `warnings` lines, records or elements were skipped.
     case noIDs(path: String, warnings: Int)
+    /// No worklist file was given.
     case empty
+    /// A CSV worklist whose header has no ID column (`Const`, `imdbID`, `imdb_id` or `tconst`).
+    case noIDColumn(path: String, header: String)
+    /// The file is not well-formed in its format (bad JSON, an unterminated CSV quote); `line` when known.
+    case malformed(path: String, line: Int?, reason: String)
 
+    /// A message that names the file and says what to fix.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "cannot read worklist \(path): \(reason)"
         case .noIDs(let path, let warnings):
-            "worklist \(path) names no IMDb ID" + (warnings > 0 ? " (\(warnings) lines could not be read)" : "")
+            "worklist \(path) names no IMDb ID"
+                + (warnings > 0 ? " (\(warnings) \(warnings == 1 ? "entry" : "entries") could not be read)" : "")
         case .empty: "no worklist given: name one or more files"
+        case .noIDColumn(let path, let header):
+            "CSV worklist \(path) has no Const, imdbID, imdb_id or tconst column; its header is \(header.debugDescription)"
+        case .malformed(let path, let line?, let reason): "worklist \(path):\(line): \(reason)"
+        case .malformed(let path, nil, let reason): "worklist \(path): \(reason)"
         }
     }
 }

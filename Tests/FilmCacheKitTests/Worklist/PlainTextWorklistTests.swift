@@ -40,6 +40,26 @@ import Testing
         #expect(parsed.warnings.first?.description.hasPrefix("list.txt:5:") == true)
     }
 
+    /// Lowercasing "Ⱥ" makes it a byte longer, so a match found in a lowercased copy lands past the end of the line.
+    @Test(
+        arguments: [
+            ("ȺȺȺȺȺȺimdb.com/title/", nil),
+            ("ȺȺȺȺȺȺimdb.com/title/tt0172495", "tt0172495"),
+            ("https://www.İMDB.com/title/tt0172495/", nil),
+            ("https://www.IMDB.COM/TITLE/tt0172495/", "tt0172495"),
+        ] as [(String, String?)])
+    func urlsWithCaseChangingLettersNeitherCrashNorMisread(line: String, expected: String?) {
+        #expect(PlainTextWorklist.imdbID(in: line) == expected)
+    }
+
+    @Test func onlyLineFeedsAndCarriageReturnsEndLines() {
+        let text = "tt0000001\u{0C}\u{0B}\ntt0000002\u{2028}x\rtt0000003\u{85}\r\nnot an id\n"
+        let parsed = PlainTextWorklist.parse(Data(text.utf8), file: "w.txt")
+        #expect(parsed.entries.map(\.imdbID) == ["tt0000001", "tt0000003"])
+        #expect(parsed.entries.map(\.line) == [1, 3])
+        #expect(parsed.warnings.map(\.line) == [2, 4])
+    }
+
     @Test func mergesFilesDeduplicatingAndCountingDemand() throws {
         let dir = TemporaryDirectory()
         let a = dir.write("a.txt", "tt0000001\ntt0000002\ntt0000001\n")

@@ -1,0 +1,130 @@
+/// Splits CSV bytes into records, each with the line it starts on (RFC 4180, read leniently).
+///
+/// Fields are separated by commas, records by LF, CRLF or a lone CR. A field that opens with a
+/// double quote runs to its closing quote and may hold commas, line breaks and doubled quotes
+/// (`""` stands for `"`); line breaks inside it come back as LF. Where RFC 4180 is strict this
+/// reader keeps going: a quote inside an unquoted field is text, and text after a closing quote
+/// joins the field. Only a quote that is never closed is an error, since everything after it
+/// would otherwise vanish into one field. Invalid UTF-8 is repaired to U+FFFD, field by field.
+struct CSVReader {
+    /// One record: its fields, unquoted, and the 1-based line it starts on.
+    struct Record: Equatable {
+        /// The fields in order, quotes removed.
+        var fields: [String]
+        /// The 1-based line the record starts on.
+        var line: Int
+
+        /// Whether every field is empty or white space (a blank line).
+        var isBlank: Bool { fields.allSatisfy { $0.allSatisfy(\.isWhitespace) } }
+    }
+
+    /// A quoted field with no closing quote; `line` is where it opens.
+    struct UnterminatedQuote: Error, Equatable {
+        /// The 1-based line the open quote is on.
+        var line: Int
+    }
+
+    private let bytes: [UInt8]
+    private var position: Int
+    private var line = 1
+
+    /// A reader over `bytes`; a leading UTF-8 byte order mark is skipped.
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        position = WorklistFormat.startAfterBOM(bytes)
+    }
+
+    /// The next record, or `nil` at the end of the bytes.
+    mutating func next() throws(UnterminatedQuote) -> Record? {
+        guard position < bytes.count else { return nil }
+        var cursor = Cursor(position: position, line: line)
+        defer { (position, line) = (cursor.position, cursor.line) }
+        return try bytes.withUnsafeBufferPointer { buffer throws(UnterminatedQuote) in try cursor.record(in: buffer) }
+    }
+
+    /// The scanning itself, over a buffer so that a long field costs a copy, not a call per byte.
+    private struct Cursor {
+        var position: Int
+        var line: Int
+        // Stored, not global: a debug build would call a global's lazy initializer once a byte.
+        private let comma = UInt8(ascii: ",")
+        private let quote = UInt8(ascii: "\"")
+        private let lineFeed = UInt8(ascii: "\n")
+        private let carriageReturn = UInt8(ascii: "\r")
+
+        init(position: Int, line: Int) {
+            self.position = position
+            self.line = line
+        }
+
+        /// Reads the record that starts at `position`.
+        mutating func record(in bytes: UnsafeBufferPointer<UInt8>) throws(UnterminatedQuote) -> Record {
+            let start = line
+            var fields: [String] = []
+            while true {
+                let (field, last) = try self.field(in: bytes)
+                fields.append(field)
+                guard last == comma else { return Record(fields: fields, line: start) }
+            }
+        }
+
+        /// Reads one field and the byte that ended it (a comma, a line break, or `nil` at the end).
+        private mutating func field(in bytes: UnsafeBufferPointer<UInt8>) throws(UnterminatedQuote) -> (String, UInt8?)
+        {
+            var text: [UInt8] = []
+            if position < bytes.count && bytes[position] == quote {
+                position += 1
+                try quoted(in: bytes, into: &text)
+            }
+            let start = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                guard byte != comma && byte != lineFeed && byte != carriageReturn else { break }
+                position += 1
+            }
+            text += bytes[start..<position]
+            guard position < bytes.count else { return (String(decoding: text, as: UTF8.self), nil) }
+            let last = bytes[position]
+            if last == comma {
+                position += 1
+            } else {
+                endLine(in: bytes)
+            }
+            return (String(decoding: text, as: UTF8.self), last)
+        }
+
+        /// Reads a quoted field's content, from just past its open quote to just past its close quote.
+        private mutating func quoted(in bytes: UnsafeBufferPointer<UInt8>, into text: inout [UInt8])
+            throws(UnterminatedQuote)
+        {
+            let opened = line
+            var run = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                guard byte == quote || byte == lineFeed || byte == carriageReturn else {
+                    position += 1
+                    continue
+                }
+                text += bytes[run..<position]
+                if byte != quote {
+                    endLine(in: bytes)
+                    text.append(lineFeed)
+                } else if position + 1 < bytes.count && bytes[position + 1] == quote {
+                    text.append(quote)
+                    position += 2
+                } else {
+                    position += 1
+                    return
+                }
+                run = position
+            }
+            throw UnterminatedQuote(line: opened)
+        }
+
+        /// Steps over the line break at `position` and counts it.
+        private mutating func endLine(in bytes: UnsafeBufferPointer<UInt8>) {
+            line += 1
+            position += LineBreak.length(at: position, in: bytes)
+        }
+    }
+}
