@@ -6,6 +6,8 @@ public struct WarmConfiguration: Sendable {
     public var databasePath: String
     /// Worklist files, read in order.
     public var worklists: [String]
+    /// How to read them (`.auto`: detected from each file's content).
+    public var worklistFormat: WorklistFormat = .auto
     /// OMDb's endpoint, or a stand-in's.
     public var baseURL: String = "https://www.omdbapi.com/"
     public var apiKey: APIKey

@@ -59,7 +59,7 @@ public struct WarmJob: Sendable {
         let worklist: Worklist
         do {
             guard !configuration.worklists.isEmpty else { throw WorklistError.empty }
-            worklist = try Worklist.read(paths: configuration.worklists)
+            worklist = try Worklist.read(paths: configuration.worklists, format: configuration.worklistFormat)
         } catch let error as WorklistError {
             throw .worklist(error)
         } catch {

@@ -28,6 +28,8 @@ extension FilmCacheCommand {
 
         @OptionGroup var jobOptions: JobOptions
 
+        @OptionGroup var worklistFormat: WorklistFormatOption
+
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
 
         @Option(help: "Read the API key from this file instead of OMDB_API_KEY (only its ledger is read).")
@@ -55,11 +57,7 @@ extension FilmCacheCommand {
             let fingerprint = try keyFingerprint(file: apiKeyFile, job: job)
             let now = try ReferenceTime.now()
             let worklist: Worklist
-            do {
-                worklist = try Worklist.read(paths: worklists)
-            } catch {
-                throw fail(error.description, status: ExitStatus.dataError)
-            }
+            worklist = try worklistFormat.read(worklists, job: job)
             for warning in worklist.warnings { logger.warning("\(warning)") }
             var settings = PlanSettings()
             job?.plan.apply(to: &settings)

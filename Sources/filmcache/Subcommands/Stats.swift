@@ -23,6 +23,8 @@ extension FilmCacheCommand {
 
         @OptionGroup var jobOptions: JobOptions
 
+        @OptionGroup var worklistFormat: WorklistFormatOption
+
         @OptionGroup(title: "Freshness (the budget flags are ignored here)") var planning: PlanOptions
 
         @Flag(help: "Print the stats as JSON.")
@@ -38,11 +40,7 @@ extension FilmCacheCommand {
             let worklists = worklists.isEmpty ? job?.worklists ?? [] : worklists
             var worklist: Worklist?
             if !worklists.isEmpty {
-                do {
-                    worklist = try Worklist.read(paths: worklists)
-                } catch {
-                    throw fail(error.description, status: ExitStatus.dataError)
-                }
+                worklist = try worklistFormat.read(worklists, job: job)
                 for warning in worklist?.warnings ?? [] { logger.warning("\(warning)") }
             }
             var settings = PlanSettings()

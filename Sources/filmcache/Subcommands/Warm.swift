@@ -35,6 +35,8 @@ extension FilmCacheCommand {
 
         @OptionGroup var jobOptions: JobOptions
 
+        @OptionGroup var worklistFormat: WorklistFormatOption
+
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
 
         /// Time limit and progress.
@@ -157,6 +159,7 @@ extension FilmCacheCommand {
                 throw fail(error.description, status: ExitStatus.configuration)
             }
             var configuration = WarmConfiguration(databasePath: database, worklists: worklists, apiKey: key)
+            configuration.worklistFormat = worklistFormat.resolved(job: job)
             var options = CurlMultiTransport.Options()
             for overrides in [job?.fetch, fetchOverrides].compactMap({ $0 }) {
                 overrides.apply(to: &configuration)
