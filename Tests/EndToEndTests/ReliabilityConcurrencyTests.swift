@@ -3,90 +3,100 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Three `warm` processes on one database and one key, with readers querying it all the while.
-///
-/// Two warms name the database by its path and take turns through the run lock (`--wait`); the
-/// third names it through a symbolic link, so its lock file is another file and it truly runs
-/// beside them, as a second host sharing the database would. The quota ledger must hold one
-/// budget across all three, and no reader or writer may ever see "database is locked".
-@Suite(.serialized) struct ReliabilityConcurrencyTests {
-    /// The test's directory and database.
-    let scratch: ReliabilityScratch
-    /// A key the stand-in accepts.
-    let key = "test-key-e2e"
-    /// The day's budget: `--daily-limit 1000 --reserve 10` leaves 900, fewer than the IDs named.
-    let usable = 900
-    /// Transfers each warm keeps in flight, also the block of calls it reserves at a time.
-    let inFlight = 4
+extension Reliability {
+    /// Three `warm` processes on one database and one key, with readers querying it all the while.
+    ///
+    /// Two warms name the database by its path and take turns through the run lock (`--wait`); the
+    /// third names it through a symbolic link, so its lock file is another file and it truly runs
+    /// beside them, as a second host sharing the database would. The quota ledger must hold one
+    /// budget across all three, and no reader or writer may ever see "database is locked".
+    @Suite struct ConcurrencyTests {
+        /// The test's directory and database.
+        let scratch: ReliabilityScratch
+        /// A key the stand-in accepts.
+        let key = "test-key-e2e"
+        /// The day's budget: `--daily-limit 1000 --reserve 10` leaves 900, fewer than the IDs named.
+        let usable = 900
+        /// Transfers each warm keeps in flight, also the block of calls it reserves at a time.
+        let inFlight = 4
 
-    /// A fresh directory.
-    init() throws {
-        scratch = try ReliabilityScratch("concurrency")
-    }
-
-    /// Three warms, two taking turns and one beside them, with a reader thread and report commands throughout.
-    @Test func threeWarmsAndTwoReadersShareOneBudgetFetchNoIDTwiceAndNeverSeeALock() throws {
-        let ids = GeneratedIDs.first(1_501)
-        let standIn = try StandInProcess(arguments: ["--generate", "1501", "--latency-ms", "10"], corpus: nil)
-        let alias = scratch.dir + "/alias.sqlite"
-        try FileManager.default.createSymbolicLink(atPath: alias, withDestinationPath: scratch.db)
-        func arguments(_ database: String, _ worklist: String) -> [String] {
-            [
-                "warm", "--db", database, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight",
-                "\(inFlight)", "--daily-limit", "1000", "--reserve", "10", "--wait", "--log-level", "info", worklist,
-            ]
+        /// A fresh directory.
+        init() throws {
+            scratch = try ReliabilityScratch("concurrency")
         }
-        let environment = ["OMDB_API_KEY": key]
 
-        // One call first, so the file exists in WAL mode before the readers open it.
-        let seed = try BuiltBinaries.run(
-            "filmcache", arguments(scratch.db, try scratch.worklist("seed.txt", [ids[1_500]])),
-            environment: environment)
-        #expect(seed.status == 0, "\(seed.stderr)")
+        /// Three warms, two taking turns and one beside them, with a reader thread and report commands throughout.
+        @Test func threeWarmsAndTwoReadersShareOneBudgetFetchNoIDTwiceAndNeverSeeALock() async throws {
+            try await offThePool {
+                let ids = GeneratedIDs.first(1_501)
+                let standIn = try StandInProcess(arguments: ["--generate", "1501", "--latency-ms", "10"], corpus: nil)
+                let alias = scratch.dir + "/alias.sqlite"
+                try FileManager.default.createSymbolicLink(atPath: alias, withDestinationPath: scratch.db)
+                func arguments(_ database: String, _ worklist: String) -> [String] {
+                    [
+                        "warm", "--db", database, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight",
+                        "\(inFlight)", "--daily-limit", "1000", "--reserve", "10", "--wait", "--log-level", "info",
+                        worklist,
+                    ]
+                }
+                let environment = ["OMDB_API_KEY": key]
 
-        // a and b overlap by 300 IDs and share the lock; c is disjoint and runs beside them.
-        let lists = [
-            (scratch.db, try scratch.worklist("a.txt", ids[0..<600])),
-            (scratch.db, try scratch.worklist("b.txt", ids[300..<900])),
-            (alias, try scratch.worklist("c.txt", ids[900..<1_500])),
-        ]
-        let reader = ReliabilityReader(path: scratch.db)
-        let reports = ReliabilityReportLoop(database: scratch.db, worklist: lists[0].1, environment: environment)
-        reader.start()
-        reports.start()
-        let runs = try lists.map { try RunningBinary("filmcache", arguments($0.0, $0.1), environment: environment) }
-        let outputs = runs.map { $0.wait(timeout: 120) }
-        let seen = reader.stop()
-        let reported = reports.stop()
+                // One call first, so the file exists in WAL mode before the readers open it.
+                let seed = try BuiltBinaries.run(
+                    "filmcache", arguments(scratch.db, try scratch.worklist("seed.txt", [ids[1_500]])),
+                    environment: environment)
+                #expect(seed.status == 0, "\(seed.stderr)")
 
-        for (index, out) in outputs.enumerated() {
-            #expect(out.status == 0 || out.status == 75, "warm \(index): \(out.stderr.suffix(2_000))")
-            #expect(!out.stderr.contains("locked") && !out.stderr.contains("busy"), "warm \(index): \(out.stderr)")
-            #expect(!out.stderr.contains("filmcache:"), "warm \(index) failed: \(out.stderr)")
+                // a and b overlap by 300 IDs and share the lock; c is disjoint and runs beside them.
+                let lists = [
+                    (scratch.db, try scratch.worklist("a.txt", ids[0..<600])),
+                    (scratch.db, try scratch.worklist("b.txt", ids[300..<900])),
+                    (alias, try scratch.worklist("c.txt", ids[900..<1_500])),
+                ]
+                let reader = ReliabilityReader(path: scratch.db)
+                let reports = ReliabilityReportLoop(
+                    database: scratch.db, worklist: lists[0].1, environment: environment)
+                reader.start()
+                reports.start()
+                let runs = try lists.map {
+                    try RunningBinary("filmcache", arguments($0.0, $0.1), environment: environment)
+                }
+                let outputs = runs.map { $0.wait(timeout: 120) }
+                let seen = reader.stop()
+                let reported = reports.stop()
+
+                for (index, out) in outputs.enumerated() {
+                    #expect(out.status == 0 || out.status == 75, "warm \(index): \(out.stderr.suffix(2_000))")
+                    #expect(
+                        !out.stderr.contains("locked") && !out.stderr.contains("busy"), "warm \(index): \(out.stderr)")
+                    #expect(!out.stderr.contains("filmcache:"), "warm \(index) failed: \(out.stderr)")
+                }
+                #expect(outputs.contains { $0.stdout.contains("stopped early") }, "the budget ran out for someone")
+                let served = try standIn.requestCount()
+                let ledger = Int(try scratch.sqlite("SELECT sum(used) FROM quota_ledger")) ?? -1
+                #expect(ledger == served, "every call counted once, across three processes")
+                #expect(served <= usable, "the budget holds across all three warms: \(served) of \(usable)")
+                #expect(served >= usable - 3 * inFlight, "and is spent, less at most one unsent block per warm")
+                let answered = Set(
+                    try scratch.column("SELECT imdb_id FROM films UNION ALL SELECT imdb_id FROM lookups"))
+                #expect(try scratch.sqlite("SELECT count(*) FROM lookups") == "0")
+                #expect(answered.count == served, "no ID fetched twice: \(served) calls for \(answered.count) IDs")
+                #expect(try scratch.sqlite("PRAGMA integrity_check") == "ok")
+                // Run in turn, the first warm would finish its 600 IDs (at 10 ms a call, 4 at a time, that takes
+                // 1.5 s) before the budget binds; two warms cut short means two ran at once.
+                let cutShort = try scratch.sqlite(
+                    "SELECT count(*) FROM runs WHERE considered = 600 AND fetched BETWEEN 1 AND 599")
+                #expect(cutShort == "2", "the warm through the link ran beside one through the path")
+
+                #expect(seen.errors.isEmpty, "the reader: \(seen.errors.prefix(3))")
+                #expect(seen.reads > 10 && seen.counts.count > 2, "the reader ran throughout: \(seen.reads) reads")
+                #expect(seen.counts == seen.counts.sorted(), "the row count never goes back: \(seen.counts)")
+                #expect(seen.badRows == 0, "every row read is a whole film")
+                #expect(seen.mostCallsCounted <= usable, "the budget held at every moment: \(seen.mostCallsCounted)")
+                #expect(reported.runs > 0, "quota and plan ran during the warms")
+                #expect(reported.failures.isEmpty, "quota and plan beside the warms: \(reported.failures.prefix(3))")
+            }
         }
-        #expect(outputs.contains { $0.stdout.contains("stopped early") }, "the budget ran out for someone")
-        let served = try standIn.requestCount()
-        let ledger = Int(try scratch.sqlite("SELECT sum(used) FROM quota_ledger")) ?? -1
-        #expect(ledger == served, "every call counted once, across three processes")
-        #expect(served <= usable, "the budget holds across all three warms: \(served) of \(usable)")
-        #expect(served >= usable - 3 * inFlight, "and is spent, less at most one unsent block per warm")
-        let answered = Set(try scratch.column("SELECT imdb_id FROM films UNION ALL SELECT imdb_id FROM lookups"))
-        #expect(try scratch.sqlite("SELECT count(*) FROM lookups") == "0")
-        #expect(answered.count == served, "no ID fetched twice: \(served) calls for \(answered.count) IDs")
-        #expect(try scratch.sqlite("PRAGMA integrity_check") == "ok")
-        // Run in turn, the first warm would finish its 600 IDs (at 10 ms a call, 4 at a time, that takes
-        // 1.5 s) before the budget binds; two warms cut short means two ran at once.
-        let cutShort = try scratch.sqlite(
-            "SELECT count(*) FROM runs WHERE considered = 600 AND fetched BETWEEN 1 AND 599")
-        #expect(cutShort == "2", "the warm through the link ran beside one through the path")
-
-        #expect(seen.errors.isEmpty, "the reader: \(seen.errors.prefix(3))")
-        #expect(seen.reads > 10 && seen.counts.count > 2, "the reader ran throughout: \(seen.reads) reads")
-        #expect(seen.counts == seen.counts.sorted(), "the row count never goes back: \(seen.counts)")
-        #expect(seen.badRows == 0, "every row read is a whole film")
-        #expect(seen.mostCallsCounted <= usable, "the budget held at every moment: \(seen.mostCallsCounted)")
-        #expect(reported.runs > 0, "quota and plan ran during the warms")
-        #expect(reported.failures.isEmpty, "quota and plan beside the warms: \(reported.failures.prefix(3))")
     }
 }
 

@@ -1,13 +1,22 @@
 import Foundation
 import OMDbStandIn
+import Synchronization
 import Testing
+
+/// The reliability suites, run one test at a time.
+///
+/// Each of them starts processes that keep both cores busy for seconds; run side by side they would
+/// mostly measure the machine. Serialized, they still run beside the rest of the suite.
+@Suite(.serialized) enum Reliability {}
 
 /// A scratch directory with a cache database in it, and the ways the reliability suites look at both.
 ///
 /// Every check goes through real tools: the `sqlite3` shell for the database, `filmcache plan`
 /// for what is still due, and the stand-in's own counters for what OMDb would have seen.
-struct ReliabilityScratch {
-    /// The directory, removed by nobody: a failed run leaves it behind for a look.
+/// The directory goes when the value does (the kill loop's holds 30 MB), unless
+/// `FILMCACHE_KEEP_TEST_FILES` is set, for a look after a failure.
+final class ReliabilityScratch: Sendable {
+    /// The directory.
     let dir: String
     /// The cache database in `dir`.
     var db: String { dir + "/cache.sqlite" }
@@ -16,6 +25,24 @@ struct ReliabilityScratch {
     init(_ name: String) throws {
         dir = NSTemporaryDirectory() + "filmcache-rel-\(name)-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        removeUnlessKept()
+    }
+
+    /// Removes the directory, unless `FILMCACHE_KEEP_TEST_FILES` asks to keep it.
+    func removeUnlessKept() {
+        if ProcessInfo.processInfo.environment["FILMCACHE_KEEP_TEST_FILES"] == nil {
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+    }
+
+    /// Holds this scratch until the test process exits and removes it then: for one a static keeps.
+    func heldUntilExit() -> ReliabilityScratch {
+        HeldUntilExit.scratches.withLock { $0.append(self) }
+        HeldUntilExit.registration
+        return self
     }
 
     /// Runs `query` on `database` (the scratch database by default) with the sqlite3 shell; throws on any error.
@@ -61,6 +88,15 @@ struct ReliabilityScratch {
         let object = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
         return try #require(object, "plan printed no JSON object: \(out.stdout)")
     }
+}
+
+/// Scratch directories that statics hold, removed when the test process exits.
+private enum HeldUntilExit {
+    static let scratches = Mutex<[ReliabilityScratch]>([])
+    /// Registers the exit handler the first time it is read.
+    static let registration: Void = {
+        atexit { HeldUntilExit.scratches.withLock { $0.forEach { $0.removeUnlessKept() } } }
+    }()
 }
 
 /// The IDs of the stand-in's generated corpus (`--generate N` with the default corpus seed).
@@ -146,5 +182,24 @@ enum ReliabilityError: Error, CustomStringConvertible {
         case .sqlite(let query, let status, let stderr): "sqlite3 exited \(status) on \(query): \(stderr)"
         case .standIn(let path, let answer): "stand-in /__standin/\(path) answered: \(answer)"
         }
+    }
+}
+
+/// Runs synchronous test code that blocks (waiting for processes, sleeping between kills) on a thread of its own.
+///
+/// Swift Testing runs tests on the cooperative pool, one thread per core. A test that blocks one of
+/// those threads for half a minute starves every other test's tasks of it: on a 2-core machine the
+/// time-sensitive stop tests of `WarmJobTests` then missed their deadlines. A task executor preference
+/// keeps the test's own task, so `#expect` still knows which test it is in, while running it elsewhere.
+func offThePool<T>(_ body: () throws -> T) async throws -> T {
+    try await withTaskExecutorPreference(ThreadPerJob()) { try body() }
+}
+
+/// A task executor that runs each job it is given on a new thread.
+final class ThreadPerJob: TaskExecutor {
+    /// Runs `job` on a thread started for it.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        Thread.detachNewThread { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
