@@ -3,6 +3,8 @@
 #   make run         install what is missing, build release, warm Data/watchlist.txt into out/filmcache.sqlite
 #                    (with no OMDB_API_KEY: against the bundled OMDb stand-in on a free loopback port)
 #   make test        install what is missing, build, run the whole suite
+#   make test-reliability  build, run only the reliability suites (fault storm, kill -9 loop, concurrency,
+#                    bad input, key hygiene, normalizer fuzz; see Tests/EndToEndTests/Reliability*.swift)
 #   make bench       benchmarks side by side with their reference runs (prints ratios)
 #   make format      rewrite sources with swift format; make lint checks them
 #   make deps        install the Debian packages the build needs (apt-get, when missing)
@@ -12,7 +14,7 @@ SWIFT ?= swift
 DB ?= out/filmcache.sqlite
 WORKLIST ?= Data/watchlist.txt
 
-.PHONY: all build release run test bench format lint deps clean
+.PHONY: all build release run test test-reliability bench format lint deps clean
 
 all: build
 
@@ -31,6 +33,10 @@ run: release
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+test-reliability: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter 'Reliability|NormalizerFuzz'
 
 bench: deps
 	@Scripts/bench.sh

@@ -65,7 +65,7 @@ let package = Package(
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["OMDbStandIn"], exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["OMDbStandIn", "CSQLite"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -43,8 +43,7 @@ public struct JobFile: Sendable, Equatable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
-            throw JobFileError(path: path, line: nil, "cannot read it: \(reason)")
+            throw JobFileError(path: path, line: nil, "cannot read it: \(FileReadFailure.reason(error))")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw JobFileError(path: path, line: nil, "not UTF-8 text")

@@ -124,9 +124,19 @@ public struct WarmJob: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
                 for _ in 0..<max(1, min(configuration.maxInFlight, plan.toFetch.count)) {
                     group.addTask {
-                        while let id = queue.next() {
-                            let result = try await fetch(id, gate: gate, pacing: pacing, stop: stop, tally: tally)
-                            try await record(result, for: id, writer: writer, tally: tally, queue: queue, gate: gate)
+                        do {
+                            while let id = queue.next() {
+                                let result = try await fetch(id, gate: gate, pacing: pacing, stop: stop, tally: tally)
+                                try await record(
+                                    result, for: id, writer: writer, tally: tally, queue: queue, gate: gate)
+                            }
+                        } catch {
+                            // The group waits for every worker before it rethrows: without this the others
+                            // would spend the rest of the day's calls on results that can no longer be
+                            // stored (a full disk).
+                            queue.stop()
+                            gate.close()
+                            throw error
                         }
                     }
                 }

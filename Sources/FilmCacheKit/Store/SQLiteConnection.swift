@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One SQLite connection with prepared-statement helpers; not thread-safe, owned by one holder.
 ///
 /// A thin wrapper is all filmcache needs: one writer, a handful of statements
@@ -15,7 +21,9 @@ final class SQLiteConnection {
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let message =
+                db.map { Self.withSystemReason(String(cString: sqlite3_errmsg($0)), rc, $0, path: path) }
+                ?? "out of memory"
             sqlite3_close_v2(db)
             throw .open(path: path, message: message)
         }
@@ -35,7 +43,7 @@ final class SQLiteConnection {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw .sqlite(path: path, code: rc, message: message)
+            throw .sqlite(path: path, code: rc, message: Self.withSystemReason(message, rc, handle, path: path))
         }
     }
 
@@ -70,7 +78,27 @@ final class SQLiteConnection {
 
     /// Turns a result code into a `StoreError` carrying SQLite's message.
     func error(_ rc: Int32) -> StoreError {
-        .sqlite(path: path, code: rc, message: String(cString: sqlite3_errmsg(handle)))
+        .sqlite(
+            path: path, code: rc,
+            message: Self.withSystemReason(String(cString: sqlite3_errmsg(handle)), rc, handle, path: path))
+    }
+
+    /// SQLite's `message`, followed by the reason the system gave when a file could not be opened or read.
+    ///
+    /// "unable to open database file" alone does not say why. In WAL mode SQLite creates `-wal` and `-shm`
+    /// files beside the database, so a directory it cannot write is the usual cause; the last system
+    /// error would then name one of those files, not the database, so the directory is checked first.
+    static func withSystemReason(_ message: String, _ rc: Int32, _ db: OpaquePointer, path: String) -> String {
+        let primary = rc & 0xff
+        guard primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR else { return message }
+        if primary == SQLITE_CANTOPEN, path != ":memory:" {
+            let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            if access(directory, W_OK) != 0 {
+                return message + ": directory \(directory) is not writable (\(String(cString: strerror(errno))))"
+            }
+        }
+        let code = sqlite3_system_errno(db)
+        return code == 0 ? message : message + ": " + String(cString: strerror(code))
     }
 }
 

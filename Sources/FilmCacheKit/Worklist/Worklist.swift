@@ -29,7 +29,7 @@ public struct Worklist: Sendable, Equatable {
             do {
                 data = try Data(contentsOf: URL(fileURLWithPath: path))
             } catch {
-                throw .unreadable(path: path, reason: (error as NSError).localizedFailureReason ?? "\(error)")
+                throw .unreadable(path: path, reason: FileReadFailure.reason(error))
             }
             let parsed = try format.parse(data, file: path)
             guard !parsed.entries.isEmpty else { throw .noIDs(path: path, warnings: parsed.warnings.count) }
@@ -67,9 +67,14 @@ public struct WorklistWarning: Sendable, Equatable, CustomStringConvertible {
     public var reason = "not an IMDb ID or title URL"
 
     /// `file:line: reason, skipped: "text"`, the text cut at 80 characters.
+    ///
+    /// The text is quoted as Swift would, control characters escaped, except that an apostrophe is
+    /// shown as it stands in the file: `tt1'; DROP TABLE films` must not read as `tt1\'; DROP …`.
     public var description: String {
         let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
-        return "\(file):\(line): \(reason), skipped: \(shown.debugDescription)"
+        // Every apostrophe comes out escaped and no other escape ends in one, so each `\'` is one apostrophe.
+        let quoted = shown.debugDescription.replacingOccurrences(of: "\\'", with: "'")
+        return "\(file):\(line): \(reason), skipped: \(quoted)"
     }
 }
 
