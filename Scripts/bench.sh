@@ -8,6 +8,7 @@
 #           of the same rows into the same schema
 #   plan    `filmcache plan` of a BENCH_PLAN_IDS (100000) worklist over a BENCH_PLAN_ROWS (1000000) cache
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
+#   memory  whole warms of 10,000 and 100,000 IDs (BENCH_RSS_SIZES): peak RSS should stay flat
 # Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +25,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "generating $films films (seed 7)…"
-"$bin/omdb-standin" generate --count "$films" --seed 7 --out "$work/films" >/dev/null
+rss_sizes=${BENCH_RSS_SIZES:-10000 100000}
+corpus=$films
+for size in $rss_sizes; do [ "$size" -gt "$corpus" ] && corpus=$size; done
+echo "generating $corpus films (seed 7)…"
+"$bin/omdb-standin" generate --count "$corpus" --seed 7 --out "$work/films" >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$work/nginx"
 cat >"$work/nginx/nginx.conf" <<CONF
@@ -56,7 +60,11 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 
-ls "$work/films" | sed 's/\.json$//' >"$work/ids.txt"
+ls "$work/films" | sed 's/\.json$//' >"$work/all-ids.txt"
+head -n "$films" "$work/all-ids.txt" >"$work/ids.txt"
+# The stage benchmarks read exactly the fetched sample: hard links to its BENCH_FILMS bodies.
+mkdir -p "$work/sample"
+sed "s|.*|$work/films/&.json|" "$work/ids.txt" | xargs ln -t "$work/sample"
 sed "s|^|http://127.0.0.1:$port/?apikey=bench\&i=|" "$work/ids.txt" >"$work/urls.txt"
 sed 's/.*/url = "&"\noutput = "\/dev\/null"/' "$work/urls.txt" >"$work/curl.cfg"
 count=$(wc -l <"$work/ids.txt")
@@ -82,8 +90,8 @@ echo "  ratio filmcache/curl: $(ratio "$fc_rate" "$curl_rate")"
 
 echo
 echo "== decode + normalize: one core, the same $count bodies in memory =="
-py_rate=$(python3 Scripts/bench_decode.py "$work/films" 3 | sed -n 's/.*: \([0-9]*\) objects\/s/\1/p')
-dec_rate=$("$bin/filmcache-bench" decode --corpus "$work/films" --seconds 3 | sed -n 's/.*: \([0-9]*\) films\/s/\1/p')
+py_rate=$(python3 Scripts/bench_decode.py "$work/sample" 3 | sed -n 's/.*: \([0-9]*\) objects\/s/\1/p')
+dec_rate=$("$bin/filmcache-bench" decode --corpus "$work/sample" --seconds 3 | sed -n 's/.*: \([0-9]*\) films\/s/\1/p')
 printf '  %-36s %8s objects/s\n' "python3 json.loads (decode only)" "$py_rate"
 printf '  %-36s %8s films/s\n' "filmcache decode + normalize" "$dec_rate"
 echo "  ratio filmcache/python: $(ratio "$dec_rate" "$py_rate")"
@@ -105,7 +113,7 @@ echo "  ratio filmcache warm / curl fetch-only: $(ratio "$warm_rate" "$curl_rate
 
 echo
 echo "== upsert: the same $count normalized films, batches of 256, WAL + synchronous=NORMAL =="
-"$bin/filmcache-bench" upsert --corpus "$work/films" --db "$work/upsert.sqlite" >"$work/upsert.txt"
+"$bin/filmcache-bench" upsert --corpus "$work/sample" --db "$work/upsert.sqlite" >"$work/upsert.txt"
 python3 Scripts/bench_upsert.py "$work/upsert.sqlite" "$work/upsert-py.sqlite" >>"$work/upsert.txt"
 for pass in insert update; do
   fc=$(sed -n "s/^filmcache upsert ($pass).* = \([0-9]*\) rows\/s/\1/p" "$work/upsert.txt")
@@ -136,6 +144,20 @@ for run in 1 2 3; do
     $((plan_kb / 1024)) "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["considered"])' "$work/plan.json")" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fresh"])' "$work/plan.json")" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["toFetch"] + d["deferred"])' "$work/plan.json")"
+done
+
+echo
+echo "== memory: whole warms into fresh DBs as the worklist grows (goal: peak RSS < 48 MB, flat) =="
+for size in $rss_sizes; do
+  head -n "$size" "$work/all-ids.txt" >"$work/rss-ids.txt"
+  rm -f "$work/rss.sqlite"*
+  OMDB_API_KEY=bench /usr/bin/time -f "%e %M" -o "$work/rss-time.txt" "$bin/filmcache" warm --db "$work/rss.sqlite" \
+    --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 \
+    "$work/rss-ids.txt" >/dev/null
+  read -r rss_s rss_kb <"$work/rss-time.txt"
+  rss_rows=$(sqlite3 "$work/rss.sqlite" 'SELECT count(*) FROM films')
+  printf '  %7d IDs: %7s films stored, %6.1f s, %6s films/s, peak RSS %d MB\n' "$size" "$rss_rows" "$rss_s" \
+    "$(rate "$size" "$rss_s")" $((rss_kb / 1024))
 done
 
 rate_seconds=${BENCH_RATE_SECONDS:-60}

@@ -3,7 +3,8 @@
 set -euo pipefail
 
 # python3-prometheus-client: the end-to-end tests check the metrics file with the Prometheus project's own parser.
-wanted=(libcurl4-openssl-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client)
+# libstdc++-12-dev: TOMLKit (job files) compiles the C++ toml++ library.
+wanted=(libcurl4-openssl-dev libstdc++-12-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `quota`, `stats` and `plan` of the built binary, byte for byte against files in `Golden/`.
+/// `quota`, `stats`, `plan` and `show` of the built binary, byte for byte against files in `Golden/`.
 ///
 /// The database comes from three real warms against `omdb-standin`, each at an instant pinned
 /// with `FILMCACHE_NOW` (the executable's testing aid), so fetch times, quota days and runs are
@@ -31,6 +31,8 @@ import Testing
         ("stats.json", ["stats", "--db", "$DB", "--json", "$WATCHLIST"]),
         ("plan.txt", ["plan", "--db", "$DB", "--daily-limit", "150", "$WATCHLIST"]),
         ("plan.json", ["plan", "--db", "$DB", "--daily-limit", "150", "--json", "--ids", "$WATCHLIST"]),
+        ("show.txt", ["show", "tt0102748", "--db", "$DB"]),
+        ("show.json", ["show", "tt0102748", "--db", "$DB", "--json"]),
     ]
 
     @Test("The report matches its golden file", arguments: cases)

@@ -9,10 +9,8 @@ public enum PlanReport {
         var rows: [(String, Int, String)] = [
             ("considered", p.considered, "distinct IDs in the worklists"),
             ("fresh", p.fresh, "cached and within their TTL; no call"),
+            ("due", p.due, "missing \(p.missing), stale \(p.stale), older normalizer \(p.upgrades); in that order"),
             ("to fetch", p.toFetch.count, "tonight, within the \(night.callsLeft) calls left today (\(key))"),
-            ("  missing", p.missing, "not cached yet, fetched first"),
-            ("  stale", p.stale, "past their TTL, most overdue × most wanted first"),
-            ("  upgrades", p.upgrades, "made by an older normalizer"),
             ("deferred", p.deferred.count, deferredNote(night)),
             ("not found", p.notFoundAwaitingRecheck, "OMDb did not know them; rechecked after their TTL"),
             ("failed", p.failedAwaitingRetry, "waiting for their retry time"),
