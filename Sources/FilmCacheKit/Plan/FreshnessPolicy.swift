@@ -67,6 +67,27 @@ public struct FreshnessPolicy: Sendable, Equatable {
         }
     }
 
+    /// How a cached row stands at `now`: the one rule the planner and `stats` share.
+    public enum Judgement: Sendable, Equatable {
+        /// Within its TTL and made by the current normalizer.
+        case fresh
+        /// Past its TTL, by `overdue` times the TTL (1 at the TTL itself).
+        case stale(overdue: Double)
+        /// Within its TTL but made by an older normalizer.
+        case upgrade
+    }
+
+    /// Judges a row fetched at `fetchedAt` by normalizer `dataVersion`; a stale row is stale whatever its version.
+    public func judge(
+        fetchedAt: Date, dataVersion: Int, title: TitleAge, at now: Date,
+        currentDataVersion: Int = FilmNormalizer.dataVersion
+    ) -> Judgement {
+        let age = now.timeIntervalSince(fetchedAt)
+        let ttl = ttl(of: title, at: now)
+        if age >= ttl { return .stale(overdue: ttl > 0 ? age / ttl : .infinity) }
+        return dataVersion < currentDataVersion ? .upgrade : .fresh
+    }
+
     /// When an ID that has now failed `attempts` runs in a row is tried again.
     public func nextFailureAttempt(after attempts: Int, at instant: Date) -> Date {
         let doublings = min(max(attempts - 1, 0), 30)

@@ -27,15 +27,15 @@ public struct Planner: Sendable {
             plan.considered += 1
             let named = Double(max(demand[state.imdbID] ?? 1, 1))
             if let fetchedAt = state.fetchedAt {
-                let age = now.timeIntervalSince(fetchedAt)
-                let ttl = freshness.ttl(of: state.age ?? TitleAge(releasedAt: nil, isRunningSeries: false), at: now)
-                if age >= ttl {
-                    let overdue = ttl > 0 ? age / ttl : .infinity
+                switch freshness.judge(
+                    fetchedAt: fetchedAt, dataVersion: state.dataVersion ?? 0,
+                    title: state.age ?? TitleAge(releasedAt: nil, isRunningSeries: false), at: now,
+                    currentDataVersion: currentDataVersion)
+                {
+                case .stale(let overdue):
                     stale.append(Ranked(id: state.imdbID, score: overdue * named, position: position))
-                } else if (state.dataVersion ?? 0) < currentDataVersion {
-                    upgrades.append(Ranked(id: state.imdbID, score: named, position: position))
-                } else {
-                    plan.fresh += 1
+                case .upgrade: upgrades.append(Ranked(id: state.imdbID, score: named, position: position))
+                case .fresh: plan.fresh += 1
                 }
             } else if let status = state.lookupStatus, let next = state.nextAttemptAt, next > now {
                 switch status {

@@ -59,12 +59,13 @@ public struct CacheCensus: Sendable, Equatable {
         ageClasses[freshness.ageClass(of: title, at: now), default: 0] += 1
         let age = now.timeIntervalSince(fetchedAt)
         fetchedAges[Self.ageBucket(for: age)] += 1
-        if age >= freshness.ttl(of: title, at: now) {
-            stale += 1
-        } else if dataVersion < currentDataVersion {
-            upgrades += 1
-        } else {
-            fresh += 1
+        switch freshness.judge(
+            fetchedAt: fetchedAt, dataVersion: dataVersion, title: title, at: now,
+            currentDataVersion: currentDataVersion)
+        {
+        case .stale: stale += 1
+        case .upgrade: upgrades += 1
+        case .fresh: fresh += 1
         }
     }
 }

@@ -1,8 +1,5 @@
-/// Durations as people type and read them: `90`, `90s`, `45m`, `2h`, `1h30m`, `1.5h`.
+/// Durations as people read them on progress lines (`Duration(parsing:)` reads what they type).
 public enum DurationText {
-    /// Parses what `Duration(parsing:)` reads (`90`, `45m`, `1h30m`, `250ms`); `nil` when malformed.
-    public static func parse(_ text: String) -> Duration? { Duration(parsing: text) }
-
     /// A short form for progress lines: `45s`, `1m29s`, `2h03m`, `1d04h`, rounded to the second.
     public static func compact(_ duration: Duration) -> String {
         let seconds = max(0, Int(duration.inSeconds.rounded()))

@@ -13,7 +13,7 @@ struct DurationArgument: ExpressibleByArgument, Sendable {
 
     /// Parses a flag's text; `nil` (a usage error) when it is no duration.
     init?(argument: String) {
-        guard let duration = DurationText.parse(argument) else { return nil }
+        guard let duration = Duration(parsing: argument) else { return nil }
         self.duration = duration
     }
 

@@ -63,15 +63,16 @@ struct PlanOptions: ParsableArguments {
         return overrides
     }
 
-    /// The default settings with the flags given applied.
-    var settings: PlanSettings {
-        var settings = PlanSettings()
-        apply(to: &settings)
-        return settings
+    /// Applies the job file's values, then the flags given over them.
+    func apply(to settings: inout PlanSettings, job: JobFile?) {
+        job?.plan.apply(to: &settings)
+        overrides.apply(to: &settings)
     }
 
-    /// Overrides the settings with the flags given.
-    func apply(to settings: inout PlanSettings) {
-        overrides.apply(to: &settings)
+    /// The default settings with the job file's values and then the flags given applied.
+    func settings(job: JobFile?) -> PlanSettings {
+        var settings = PlanSettings()
+        apply(to: &settings, job: job)
+        return settings
     }
 }

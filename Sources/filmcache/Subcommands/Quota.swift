@@ -53,9 +53,7 @@ extension FilmCacheCommand {
             let logger = common.makeLogger(job: job)
             let key = try fingerprint?.lowercased() ?? keyFingerprint(file: apiKeyFile, job: job)
             let now = try ReferenceTime.now()
-            var settings = PlanSettings()
-            job?.plan.apply(to: &settings)
-            planning.apply(to: &settings)
+            let settings = planning.settings(job: job)
             let store = try common.openForReading(logger: logger, job: job)
             let status: QuotaStatus
             do {

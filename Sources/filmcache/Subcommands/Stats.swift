@@ -43,9 +43,7 @@ extension FilmCacheCommand {
                 worklist = try worklistFormat.read(worklists, job: job)
                 for warning in worklist?.warnings ?? [] { logger.warning("\(warning)") }
             }
-            var settings = PlanSettings()
-            job?.plan.apply(to: &settings)
-            planning.apply(to: &settings)
+            let settings = planning.settings(job: job)
             let store = try common.openForReading(logger: logger, job: job)
             let stats: CacheStats
             do {

@@ -165,8 +165,7 @@ extension FilmCacheCommand {
                 overrides.apply(to: &configuration)
                 overrides.apply(to: &options)
             }
-            job?.plan.apply(to: &configuration.planSettings)
-            planning.apply(to: &configuration.planSettings)
+            planning.apply(to: &configuration.planSettings, job: job)
             if configuration.backoff.base > configuration.backoff.cap {
                 throw fail(
                     "the retry base is more than the retry cap (job file and flags together)",

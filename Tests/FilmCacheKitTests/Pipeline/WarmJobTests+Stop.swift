@@ -95,7 +95,7 @@ extension WarmJobTests {
             $0.rate = 0.01
             $0.burst = 1
             $0.maxInFlight = 1
-            $0.maxRuntime = DurationText.parse("45m")
+            $0.maxRuntime = Duration(parsing: "45m")
         }
         job.clock = clock
         let running = Task { [job] in try await job.run() }
