@@ -33,8 +33,7 @@ public struct NightPlan: Sendable, Equatable {
         let used = entry?.used ?? 0
         let exhausted = entry?.exhaustedAt != nil
         let left = exhausted ? 0 : budget.left(used: used)
-        let states = try store.states(of: worklist.ids)
-        let plan = Planner(freshness: settings.freshness).plan(states, demand: worklist.demand, now: now, budget: left)
+        let plan = try store.plan(worklist, planner: Planner(freshness: settings.freshness), now: now, budget: left)
         return NightPlan(
             plan: plan, quotaDay: day, callsPerDay: budget.usable, callsUsed: used, callsLeft: left,
             exhausted: exhausted, skippedLines: worklist.warnings.count)

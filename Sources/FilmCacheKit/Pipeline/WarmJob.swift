@@ -55,7 +55,10 @@ public struct WarmJob: Sendable {
         return try outcome.get()
     }
 
-    private func run(stop: WarmStop) async throws(WarmError) -> WarmSummary {
+    /// Reads the worklists, logs what they skipped and plans them at `instant`.
+    ///
+    /// The worklist is let go on return: the run holds only the plan's own lists.
+    private func planTonight(at instant: Date) throws(WarmError) -> (NightPlan, skippedLines: Int) {
         let worklist: Worklist
         do {
             guard !configuration.worklists.isEmpty else { throw WorklistError.empty }
@@ -66,14 +69,21 @@ public struct WarmJob: Sendable {
             throw .worklist(.empty)
         }
         for warning in worklist.warnings { logger.warning("\(warning)") }
+        do {
+            let night = try NightPlan.make(
+                worklist: worklist, store: store, settings: configuration.planSettings,
+                keyFingerprint: configuration.apiKey.fingerprint, now: instant)
+            return (night, worklist.warnings.count)
+        } catch {
+            throw .store(error)
+        }
+    }
 
+    private func run(stop: WarmStop) async throws(WarmError) -> WarmSummary {
         let startedAt = now()
-        let night: NightPlan
+        let (night, skippedLines) = try planTonight(at: startedAt)
         let runID: Int
         do {
-            night = try NightPlan.make(
-                worklist: worklist, store: store, settings: configuration.planSettings,
-                keyFingerprint: configuration.apiKey.fingerprint, now: startedAt)
             runID = try store.beginRun(startedAt: startedAt, key: configuration.apiKey.fingerprint)
         } catch {
             throw .store(error)
@@ -85,7 +95,7 @@ public struct WarmJob: Sendable {
         summary.missing = plan.missing
         summary.stale = plan.stale
         summary.awaitingRecheck = plan.notFoundAwaitingRecheck + plan.failedAwaitingRetry
-        summary.skippedLines = worklist.warnings.count
+        summary.skippedLines = skippedLines
         logger.info(
             "plan",
             metadata: [

@@ -18,58 +18,89 @@ public struct Planner: Sendable {
     /// then stale rows by how overdue they are (age over TTL) times how many worklists name
     /// them; then rows made by an older normalizer. Negative answers wait for their
     /// `next_attempt_at`. With a `budget` (calls left today), the rest is deferred.
+    ///
+    /// This holds every state in memory; `CacheStore.plan(_:planner:now:budget:)` makes the same
+    /// plan for a worklist with the cache database doing the holding and the sorting.
     public func plan(_ states: [CachedState], demand: [String: Int] = [:], now: Date, budget: Int? = nil) -> Plan {
         var plan = Plan()
-        var missing: [Ranked] = []
-        var stale: [Ranked] = []
-        var upgrades: [Ranked] = []
+        var due: [(id: String, rank: DueRank)] = []
         for (position, state) in states.enumerated() {
-            plan.considered += 1
-            let named = Double(max(demand[state.imdbID] ?? 1, 1))
-            if let fetchedAt = state.fetchedAt {
-                switch freshness.judge(
-                    fetchedAt: fetchedAt, dataVersion: state.dataVersion ?? 0,
-                    title: state.age ?? TitleAge(releasedAt: nil, isRunningSeries: false), at: now,
-                    currentDataVersion: currentDataVersion)
-                {
-                case .stale(let overdue):
-                    stale.append(Ranked(id: state.imdbID, score: overdue * named, position: position))
-                case .upgrade: upgrades.append(Ranked(id: state.imdbID, score: named, position: position))
-                case .fresh: plan.fresh += 1
-                }
-            } else if let status = state.lookupStatus, let next = state.nextAttemptAt, next > now {
-                switch status {
-                case .notFound: plan.notFoundAwaitingRecheck += 1
-                case .failed: plan.failedAwaitingRetry += 1
-                }
-            } else {
-                if state.lookupStatus == .failed { plan.failedBefore[state.imdbID] = state.lookupAttempts ?? 1 }
-                missing.append(Ranked(id: state.imdbID, score: named, position: position))
-            }
+            let placement = place(state, demand: demand[state.imdbID] ?? 1, position: position, now: now)
+            plan.count(placement)
+            if case .due(let rank) = placement { due.append((state.imdbID, rank)) }
         }
-        plan.missing = missing.count
-        plan.stale = stale.count
-        plan.upgrades = upgrades.count
-        var ordered = missing.sorted(by: Ranked.before).map(\.id)
-        ordered += stale.sorted(by: Ranked.before).map(\.id)
-        ordered += upgrades.sorted(by: Ranked.before).map(\.id)
-        if let budget, ordered.count > max(budget, 0) {
-            plan.deferred = Array(ordered[max(budget, 0)...])
-            ordered.removeSubrange(max(budget, 0)...)
-        }
-        plan.toFetch = ordered
+        due.sort { $0.rank.comesBefore($1.rank) }
+        for (id, rank) in due { plan.schedule(id, failedBefore: rank.failedBefore, budget: budget) }
         return plan
     }
 
-    /// An ID with its priority: higher score first, then earlier in the worklists.
-    private struct Ranked {
-        var id: String
-        var score: Double
-        var position: Int
-
-        static func before(_ a: Ranked, _ b: Ranked) -> Bool {
-            a.score != b.score ? a.score > b.score : a.position < b.position
+    /// Where the ID of `state` stands at `now`, named by `demand` worklists, the `position`th distinct ID.
+    ///
+    /// The one rule behind every plan: a film row is judged by the freshness policy, a
+    /// negative answer waits for its `next_attempt_at`, and anything else is missing.
+    public func place(_ state: CachedState, demand: Int, position: Int, now: Date) -> Placement {
+        let named = Double(max(demand, 1))
+        if let fetchedAt = state.fetchedAt {
+            switch freshness.judge(
+                fetchedAt: fetchedAt, dataVersion: state.dataVersion ?? 0,
+                title: state.age ?? TitleAge(releasedAt: nil, isRunningSeries: false), at: now,
+                currentDataVersion: currentDataVersion)
+            {
+            case .stale(let overdue): return .due(DueRank(kind: .stale, score: overdue * named, position: position))
+            case .upgrade: return .due(DueRank(kind: .upgrade, score: named, position: position))
+            case .fresh: return .fresh
+            }
         }
+        if let status = state.lookupStatus, let next = state.nextAttemptAt, next > now {
+            return status == .notFound ? .notFoundAwaitingRecheck : .failedAwaitingRetry
+        }
+        let failedBefore = state.lookupStatus == .failed ? state.lookupAttempts ?? 1 : nil
+        return .due(DueRank(kind: .missing, score: named, position: position, failedBefore: failedBefore))
+    }
+
+    /// Where one worklist ID stands tonight.
+    public enum Placement: Sendable, Equatable {
+        /// To fetch, at this rank.
+        case due(DueRank)
+        case fresh
+        case notFoundAwaitingRecheck
+        case failedAwaitingRetry
+    }
+}
+
+/// Why a due ID is fetched and how urgently: kinds in order, then higher score, then earlier position.
+public struct DueRank: Sendable, Equatable {
+    /// Why the ID is due; missing IDs go before stale rows, stale rows before upgrades.
+    public enum Kind: Int, Sendable, Comparable {
+        case missing = 0
+        case stale = 1
+        case upgrade = 2
+
+        public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public var kind: Kind
+    /// Demand for missing IDs and upgrades; (age / TTL) × demand for stale rows.
+    public var score: Double
+    /// Where the ID first appears among the worklists' distinct IDs (entries, for the database plan).
+    public var position: Int
+    /// For an ID whose earlier runs failed: how many runs failed.
+    public var failedBefore: Int?
+
+    public init(kind: Kind, score: Double, position: Int, failedBefore: Int? = nil) {
+        self.kind = kind
+        self.score = score
+        self.position = position
+        self.failedBefore = failedBefore
+    }
+
+    /// Whether this ID is fetched before `other`.
+    ///
+    /// The database plan sorts by the same keys: `ORDER BY kind, score DESC, position`.
+    public func comesBefore(_ other: DueRank) -> Bool {
+        if kind != other.kind { return kind < other.kind }
+        if score != other.score { return score > other.score }
+        return position < other.position
     }
 }
 
@@ -91,10 +122,36 @@ public struct Plan: Sendable, Equatable {
     public var upgrades = 0
     public var notFoundAwaitingRecheck = 0
     public var failedAwaitingRetry = 0
-    /// For due IDs whose earlier runs failed: how many runs failed (sets the next backoff).
+    /// For IDs to fetch whose earlier runs failed: how many runs failed (sets the next backoff).
     public var failedBefore: [String: Int] = [:]
 
     public init() {}
+
+    /// Counts one worklist ID where `placement` puts it.
+    public mutating func count(_ placement: Planner.Placement) {
+        considered += 1
+        switch placement {
+        case .due(let rank):
+            switch rank.kind {
+            case .missing: missing += 1
+            case .stale: stale += 1
+            case .upgrade: upgrades += 1
+            }
+        case .fresh: fresh += 1
+        case .notFoundAwaitingRecheck: notFoundAwaitingRecheck += 1
+        case .failedAwaitingRetry: failedAwaitingRetry += 1
+        }
+    }
+
+    /// Adds the next due ID in rank order: to `toFetch` while `budget` allows, else to `deferred`.
+    public mutating func schedule(_ id: String, failedBefore: Int?, budget: Int?) {
+        if let budget, toFetch.count >= max(budget, 0) {
+            deferred.append(id)
+            return
+        }
+        toFetch.append(id)
+        if let failedBefore { self.failedBefore[id] = failedBefore }
+    }
 
     /// Every ID due, within the budget or not.
     public var due: Int { toFetch.count + deferred.count }

@@ -100,33 +100,77 @@ public final class CacheStore: Sendable {
 
     /// What the cache knows about each of `ids`, read set-based through a temporary table.
     ///
-    /// The result has one entry per ID, in the order given. Only the temporary table is
-    /// written, so the read takes no write lock and waits for no running warm.
+    /// The result has one entry per distinct ID, in the order given. Only the temporary table
+    /// is written, so the read takes no write lock and waits for no running warm.
     public func states(of ids: [String]) throws(StoreError) -> [CachedState] {
+        try withWorklist(Worklist(ids: ids)) { c throws(StoreError) in
+            var states: [(position: Int, state: CachedState)] = []
+            try c.selectStates.forEach { row throws(StoreError) in
+                states.append((row.int(10) ?? 0, Self.cachedState(row)))
+            }
+            return states.sorted { $0.position < $1.position }.map(\.state)
+        }
+    }
+
+    /// Plans `worklist` against the cache: the same plan as `Planner.plan(_:demand:now:budget:)`
+    /// makes from states in memory, with the database holding what grows with the worklist.
+    ///
+    /// The entries go into a temporary table that merges duplicates and counts the files naming
+    /// each ID; each ID's state is read in one pass and placed by `planner`; due IDs go into a
+    /// second temporary table that SQLite sorts. Memory stays flat as the worklist grows: only
+    /// the worklist's entries and the plan's own lists are held.
+    public func plan(_ worklist: Worklist, planner: Planner, now: Date, budget: Int?) throws(StoreError) -> Plan {
+        try withWorklist(worklist) { c throws(StoreError) in
+            var plan = Plan()
+            try c.selectStates.forEach { row throws(StoreError) in
+                let state = Self.cachedState(row)
+                let placement = planner.place(state, demand: row.int(11) ?? 1, position: row.int(10) ?? 0, now: now)
+                plan.count(placement)
+                guard case .due(let rank) = placement else { return }
+                try c.insertDue.run([
+                    .integer(rank.kind.rawValue), .real(rank.score), .integer(rank.position), .text(state.imdbID),
+                    .optional(rank.failedBefore),
+                ])
+            }
+            try c.selectDue.forEach { row throws(StoreError) in
+                plan.schedule(row.text(0) ?? "", failedBefore: row.int(1), budget: budget)
+            }
+            return plan
+        }
+    }
+
+    /// Runs `body` in a read transaction with `worklist` loaded into `temp.worklist`, emptied again after.
+    private func withWorklist<T: Sendable>(_ worklist: Worklist, _ body: (Connection) throws(StoreError) -> T)
+        throws(StoreError) -> T
+    {
         try withConnection { c throws(StoreError) in
             try c.db.transaction(deferred: true) { () throws(StoreError) in
-                try c.db.execute("DELETE FROM temp.worklist")
-                for (position, id) in ids.enumerated() {
-                    try c.insertWorklist.run([.text(id), .integer(position)])
+                try c.db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
+                var position = 0
+                try worklist.forEachEntry { (id, file) throws(StoreError) in
+                    try c.insertWorklist.run([.text(id), .integer(position), .integer(file)])
+                    position += 1
                 }
-                let rows = try c.selectStates.query { row in
-                    CachedState(
-                        imdbID: row.text(0) ?? "",
-                        fetchedAt: row.text(1).flatMap(Timestamp.parse),
-                        dataVersion: row.int(2),
-                        lookupStatus: row.text(3).flatMap(LookupStatus.init(rawValue:)),
-                        nextAttemptAt: row.text(4).flatMap(Timestamp.parse),
-                        lookupAttempts: row.int(5),
-                        age: row.text(1) == nil
-                            ? nil
-                            : TitleAge(
-                                type: row.text(6), yearStart: row.int(7), yearEnd: row.int(8), released: row.text(9))
-                    )
-                }
-                try c.db.execute("DELETE FROM temp.worklist")
-                return rows
+                let result = try body(c)
+                try c.db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
+                return result
             }
         }
+    }
+
+    /// The state of one row of `selectStates`.
+    private static func cachedState(_ row: SQLiteStatement) -> CachedState {
+        CachedState(
+            imdbID: row.text(0) ?? "",
+            fetchedAt: row.text(1).flatMap(Timestamp.parse),
+            dataVersion: row.int(2),
+            lookupStatus: row.text(3).flatMap(LookupStatus.init(rawValue:)),
+            nextAttemptAt: row.text(4).flatMap(Timestamp.parse),
+            lookupAttempts: row.int(5),
+            age: row.text(1) == nil
+                ? nil
+                : TitleAge(type: row.text(6), yearStart: row.int(7), yearEnd: row.int(8), released: row.text(9))
+        )
     }
 
     /// The cached film with this ID, or `nil` when the cache has none.
@@ -173,6 +217,8 @@ public final class CacheStore: Sendable {
         let upsertLookup: SQLiteStatement
         let insertWorklist: SQLiteStatement
         let selectStates: SQLiteStatement
+        let insertDue: SQLiteStatement
+        let selectDue: SQLiteStatement
 
         init(_ db: SQLiteConnection) throws(StoreError) {
             self.db = db
@@ -194,19 +240,36 @@ public final class CacheStore: Sendable {
                     attempts = lookups.attempts + 1, last_attempt_at = excluded.last_attempt_at,
                     next_attempt_at = excluded.next_attempt_at
                 """)
+            // Temporary tables live in SQLite's page cache and spill to a temporary file, so a long
+            // worklist costs pages on disk, not memory. `file` is the last file that named the
+            // ID: the entries of one file come together, so a change of file is one more file.
             try db.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS worklist (imdb_id TEXT PRIMARY KEY, position INTEGER NOT NULL)"
-                    + " WITHOUT ROWID")
-            insertWorklist = try db.prepare("INSERT OR IGNORE INTO temp.worklist (imdb_id, position) VALUES (?, ?)")
+                """
+                CREATE TEMP TABLE IF NOT EXISTS worklist (
+                    imdb_id TEXT PRIMARY KEY, position INTEGER NOT NULL, demand INTEGER NOT NULL,
+                    file INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TEMP TABLE IF NOT EXISTS due (
+                    kind INTEGER NOT NULL, score REAL NOT NULL, position INTEGER NOT NULL, imdb_id TEXT NOT NULL,
+                    failed_before INTEGER);
+                """)
+            insertWorklist = try db.prepare(
+                """
+                INSERT INTO temp.worklist (imdb_id, position, demand, file) VALUES (?1, ?2, 1, ?3)
+                ON CONFLICT (imdb_id) DO UPDATE SET demand = demand + (file <> excluded.file), file = excluded.file
+                """)
             selectStates = try db.prepare(
                 """
                 SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at, l.attempts,
-                       f.type, f.year_start, f.year_end, f.released
+                       f.type, f.year_start, f.year_end, f.released, w.position, w.demand
                 FROM temp.worklist AS w
                 LEFT JOIN films AS f ON f.imdb_id = w.imdb_id
                 LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
-                ORDER BY w.position
                 """)
+            insertDue = try db.prepare(
+                "INSERT INTO temp.due (kind, score, position, imdb_id, failed_before) VALUES (?, ?, ?, ?, ?)")
+            // The order of `DueRank.comesBefore`.
+            selectDue = try db.prepare(
+                "SELECT imdb_id, failed_before FROM temp.due ORDER BY kind, score DESC, position")
         }
     }
 }

@@ -15,7 +15,7 @@ public enum CSVWorklist {
     /// Throws `noIDColumn` when the header has no ID column and `malformed` for a quote never closed.
     public static func parse(_ data: Data, file: String) throws(WorklistError) -> ParsedWorklist {
         var reader = CSVReader(Array(data))
-        var parsed = ParsedWorklist()
+        var parsed = ParsedWorklist(file: file)
         guard let header = try nextRecord(&reader, file: file) else { return parsed }
         guard let column = idColumn(in: header.fields) else {
             throw .noIDColumn(path: file, header: String(header.fields.joined(separator: ",").prefix(200)))
@@ -30,7 +30,7 @@ public enum CSVWorklist {
                 continue
             }
             let value = record.fields[column].trimmingCharacters(in: .whitespacesAndNewlines)
-            parsed.take(value, file: file, line: record.line, reason: "\(name) is not an IMDb title ID")
+            parsed.take(value, line: record.line, reason: "\(name) is not an IMDb title ID")
         }
         return parsed
     }

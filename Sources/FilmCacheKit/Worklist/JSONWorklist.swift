@@ -41,7 +41,8 @@ public enum JSONWorklist {
         guard let array = document as? [Any] else {
             throw .malformed(path: file, line: nil, reason: "expected a JSON array of IDs or objects at the top level")
         }
-        var parsed = ParsedWorklist()
+        var parsed = ParsedWorklist(file: file)
+        parsed.reserveCapacity(array.count)
         for (index, element) in array.enumerated() {
             let place = layout.elements.indices.contains(index) ? layout.elements[index] : nil
             let line = place?.line ?? 1
@@ -49,7 +50,7 @@ public enum JSONWorklist {
             let found = candidate(in: element)
             let subject = "element \(index + 1)" + (found?.key.map { ": " + $0 } ?? "")
             if let id = found?.value as? String {
-                parsed.take(id, file: file, line: line, reason: "\(subject) is not an IMDb title ID")
+                parsed.take(id, line: line, reason: "\(subject) is not an IMDb title ID")
             } else {
                 let reason =
                     found == nil ? "\(subject) has no imdbID, imdb_id or ids.imdb" : "\(subject) is not a string"

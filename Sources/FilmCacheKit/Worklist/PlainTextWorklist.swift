@@ -7,21 +7,42 @@ public enum PlainTextWorklist {
 
     /// Parses `data` as UTF-8 text (a BOM and CRLF line ends are fine); `file` names it in warnings.
     public static func parse(_ data: Data, file: String) -> ParsedWorklist {
-        var parsed = ParsedWorklist()
+        var parsed = ParsedWorklist(file: file)
         data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
+            // Most lines hold one ID each, so the line count is the size to expect.
+            parsed.reserveCapacity(bytes.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 })
             LineBreak.forEachLine(in: bytes, from: WorklistFormat.startAfterBOM(bytes)) { number, range in
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                let lineBytes = UnsafeBufferPointer(rebasing: bytes[range])
+                if let id = bareID(lineBytes) {
+                    parsed.append(id, line: number)
+                    return
+                }
+                let text = String(decoding: lineBytes, as: UTF8.self)
                 let line = stripComment(Substring(text)).trimmingCharacters(in: .whitespacesAndNewlines)
                 if line.isEmpty { return }
                 if let id = imdbID(in: line) {
-                    parsed.entries.append(WorklistEntry(imdbID: id, file: file, line: number))
+                    parsed.append(id, line: number)
                 } else {
                     parsed.warnings.append(WorklistWarning(file: file, line: number, text: line))
                 }
             }
         }
         return parsed
+    }
+
+    /// The ID of a line that is a bare ID with at most ASCII spaces and tabs around it; `nil` for any other line.
+    ///
+    /// The common line, read from its bytes without building and trimming a `String` first;
+    /// every other line takes the general path, which gives the same answer for this one.
+    static func bareID(_ line: UnsafeBufferPointer<UInt8>) -> String? {
+        var start = 0
+        var end = line.count
+        while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
+        let token = UnsafeBufferPointer(rebasing: line[start..<end])
+        guard isIMDbID(bytes: token) else { return nil }
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// The line without a `#` comment (one that starts the line or follows white space).
@@ -49,8 +70,12 @@ public enum PlainTextWorklist {
 
     /// `tt` followed by 7 to 10 ASCII digits.
     public static func isIMDbID(_ text: some StringProtocol) -> Bool {
-        let utf8 = text.utf8
-        guard (9...12).contains(utf8.count), utf8.starts(with: "tt".utf8) else { return false }
-        return utf8.dropFirst(2).allSatisfy { (48...57).contains($0) }
+        isIMDbID(bytes: text.utf8)
+    }
+
+    /// `tt` followed by 7 to 10 ASCII digits, as UTF-8 bytes.
+    static func isIMDbID(bytes: some Collection<UInt8>) -> Bool {
+        guard (9...12).contains(bytes.count), bytes.starts(with: "tt".utf8) else { return false }
+        return bytes.dropFirst(2).allSatisfy { (48...57).contains($0) }
     }
 }

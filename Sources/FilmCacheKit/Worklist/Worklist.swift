@@ -1,45 +1,79 @@
 import Foundation
 
-/// The IDs named by one or more worklist files, deduplicated, first occurrence first.
+/// The IDs named by one or more worklist files, as read: every entry in file order, duplicates kept.
+///
+/// Planning hands the entries to the cache database, which deduplicates them and counts how many
+/// files name each ID; nothing here keeps a set or a dictionary per ID, so a long worklist costs
+/// its 16-byte entries and no more. `ids` and `demand` work the same answers out in memory.
 public struct Worklist: Sendable, Equatable {
-    /// Distinct IDs in the order they first appear across the files.
-    public var ids: [String]
-    /// For each ID, how many of the files name it (the planner's demand signal).
-    public var demand: [String: Int]
+    /// Every ID named, in the order read, duplicates included.
+    public private(set) var entries: [String] = []
+    /// Where each file's entries start in `entries`, one index a file, in the order read.
+    public private(set) var fileStarts: [Int] = []
     /// Lines, CSV records and JSON elements that named no ID, each reported with its file and line.
-    public var warnings: [WorklistWarning]
-    /// Lines, CSV records and JSON elements that named an ID, duplicates included.
-    public var entryCount: Int
+    public var warnings: [WorklistWarning] = []
 
-    /// A worklist made of the given parts, all empty by default.
-    public init(ids: [String] = [], demand: [String: Int] = [:], warnings: [WorklistWarning] = [], entryCount: Int = 0)
-    {
-        self.ids = ids
-        self.demand = demand
-        self.warnings = warnings
-        self.entryCount = entryCount
+    /// An empty worklist.
+    public init() {}
+
+    /// A worklist of one file naming `ids` in this order.
+    public init(ids: [String]) {
+        entries = ids
+        fileStarts = [0]
+    }
+
+    /// Lines, CSV records and JSON elements that named an ID, duplicates included.
+    public var entryCount: Int { entries.count }
+
+    /// Distinct IDs in the order they first appear across the files.
+    public var ids: [String] {
+        var seen: Set<String> = []
+        return entries.filter { seen.insert($0).inserted }
+    }
+
+    /// For each ID, how many of the files name it (the planner's demand signal).
+    public var demand: [String: Int] {
+        var demand: [String: Int] = [:]
+        var lastFile: [String: Int] = [:]
+        forEachEntry { id, file in
+            // Entries of one file are contiguous, so an ID counted for this file was counted last.
+            if lastFile[id] != file { demand[id, default: 0] += 1 }
+            lastFile[id] = file
+        }
+        return demand
+    }
+
+    /// Calls `body` with every entry and the index of the file naming it, in the order read.
+    public func forEachEntry<E: Error>(_ body: (String, Int) throws(E) -> Void) throws(E) {
+        for (file, start) in fileStarts.enumerated() {
+            let end = file + 1 < fileStarts.count ? fileStarts[file + 1] : entries.count
+            for index in start..<end { try body(entries[index], file) }
+        }
+    }
+
+    /// Adds one file's IDs and warnings after those read so far.
+    mutating func append(_ parsed: ParsedWorklist) {
+        fileStarts.append(entries.count)
+        if entries.isEmpty { entries = parsed.ids } else { entries += parsed.ids }
+        warnings += parsed.warnings
     }
 
     /// Reads and merges the files at `paths`, each parsed as `format` (by default, detected from its content).
     public static func read(paths: [String], format: WorklistFormat = .auto) throws(WorklistError) -> Worklist {
         var merged = Worklist()
-        var seen: Set<String> = []
         for path in paths {
-            let data: Data
+            let parsed: ParsedWorklist
             do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
+                // The file's bytes are let go as soon as it is parsed.
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                parsed = try format.parse(data, file: path)
+            } catch let error as WorklistError {
+                throw error
             } catch {
                 throw .unreadable(path: path, reason: FileReadFailure.reason(error))
             }
-            let parsed = try format.parse(data, file: path)
-            guard !parsed.entries.isEmpty else { throw .noIDs(path: path, warnings: parsed.warnings.count) }
-            merged.warnings += parsed.warnings
-            merged.entryCount += parsed.entries.count
-            var inThisFile: Set<String> = []
-            for entry in parsed.entries {
-                if seen.insert(entry.imdbID).inserted { merged.ids.append(entry.imdbID) }
-                if inThisFile.insert(entry.imdbID).inserted { merged.demand[entry.imdbID, default: 0] += 1 }
-            }
+            guard !parsed.ids.isEmpty else { throw .noIDs(path: path, warnings: parsed.warnings.count) }
+            merged.append(parsed)
         }
         return merged
     }

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import FilmCacheKit
+
+/// `CacheStore.plan` (the database holds and sorts) must make exactly the plan `Planner.plan` makes in memory.
+@Suite struct DatabasePlanTests {
+    let dir = TemporaryDirectory()
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let day: TimeInterval = 86_400
+
+    /// Fills a cache with a random mix of fresh, stale, upgradable, not-found and failed IDs and
+    /// three overlapping worklists naming them (with duplicates inside a file).
+    func randomCache(seed: UInt64, store: CacheStore) throws -> Worklist {
+        var random = SplitMix64(seed: seed)
+        let pool = (0..<400).map { String(format: "tt%07d", 1_000_000 + $0 * 7) }
+        var batch = WriteBatch()
+        for id in pool {
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: continue  // never seen
+            case 1, 2:
+                var film = SampleFilms.film(id, fetchedAt: now - Double.random(in: 0...200, using: &random) * day)
+                film.dataVersion = FilmNormalizer.dataVersion - Int.random(in: 0...1, using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: film.released = CalendarDate(year: 2026, month: 12, day: 1)
+                case 1: film.released = CalendarDate(year: 1971, month: 3, day: 2)
+                case 2:
+                    film.type = .series
+                    film.yearEnd = Bool.random(using: &random) ? nil : 1999
+                default: film.released = nil
+                }
+                batch.films.append(film)
+            default:
+                let attempted = now - Double.random(in: 1...40, using: &random) * day
+                batch.lookups.append(
+                    LookupRecord(
+                        imdbID: id, status: Bool.random(using: &random) ? .notFound : .failed, message: nil,
+                        httpStatus: nil, attemptedAt: attempted,
+                        nextAttemptAt: attempted + Double.random(in: 0...60, using: &random) * day))
+            }
+        }
+        try store.write(batch)
+        // A second failure for some, so attempts differ.
+        try store.write(WriteBatch(lookups: batch.lookups.filter { _ in Bool.random(using: &random) }))
+        var worklist = Worklist()
+        for file in 0..<3 {
+            var parsed = ParsedWorklist(file: "list-\(file).txt")
+            for line in 1...250 { parsed.append(pool.randomElement(using: &random)!, line: line) }
+            worklist.append(parsed)
+        }
+        return worklist
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func theDatabasePlanIsThePlanInMemory(seed: UInt64) throws {
+        let store = try CacheStore(path: dir.file("cache-\(seed).sqlite"), logger: SampleFilms.logger)
+        let worklist = try randomCache(seed: seed, store: store)
+        let planner = Planner()
+        for budget in [nil, 0, 37, 10_000] as [Int?] {
+            let inMemory = planner.plan(
+                try store.states(of: worklist.ids), demand: worklist.demand, now: now, budget: budget)
+            let database = try store.plan(worklist, planner: planner, now: now, budget: budget)
+            #expect(database == inMemory, "seed \(seed), budget \(String(describing: budget))")
+            #expect(database.due > 0 && database.fresh > 0 && database.notFoundAwaitingRecheck > 0)
+        }
+    }
+
+    @Test func demandCountsFilesNotMentions() throws {
+        let store = try CacheStore(path: dir.file("demand.sqlite"), logger: SampleFilms.logger)
+        var worklist = Worklist()
+        for (file, ids) in [["tt0000001", "tt0000001", "tt0000002"], ["tt0000003", "tt0000001"]].enumerated() {
+            var parsed = ParsedWorklist(file: "w\(file)")
+            for (line, id) in ids.enumerated() { parsed.append(id, line: line + 1) }
+            worklist.append(parsed)
+        }
+        #expect(worklist.ids == ["tt0000001", "tt0000002", "tt0000003"])
+        #expect(worklist.demand == ["tt0000001": 2, "tt0000002": 1, "tt0000003": 1])
+        // Named by both files, tt0000001 goes first; the others keep worklist order.
+        let plan = try store.plan(worklist, planner: Planner(), now: now, budget: 2)
+        #expect(plan.toFetch == ["tt0000001", "tt0000002"] && plan.deferred == ["tt0000003"])
+        #expect(plan.considered == 3 && plan.missing == 3)
+    }
+}
