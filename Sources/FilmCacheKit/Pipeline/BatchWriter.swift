@@ -1,36 +1,91 @@
+import Dispatch
 import Foundation
 
-/// Collects results and commits them in batches, one transaction each.
+/// Collects results and commits them in batches, one transaction each, on a thread of its own.
 ///
-/// Fetch workers await `add`; while a batch commits they wait, which bounds memory
-/// however long the worklist is.
+/// A commit runs on the writer's own dispatch queue, not on the concurrency pool, so fetch
+/// workers keep normalizing and sending while SQLite writes: one batch commits while the next
+/// one fills. A worker that fills a batch while the previous one is still committing waits for
+/// that commit, which bounds memory to two batches however long the worklist is. Commits run
+/// one at a time, in the order the batches filled. A failed commit is reported to every later
+/// `add` and `flush`, so all workers stop.
 actor BatchWriter {
     private let store: CacheStore
     private let batchSize: Int
+    private let queue = DispatchQueue(label: "filmcache.batch-writer")
     private var batch = WriteBatch()
+    /// The commit under way, if any; it clears itself when done.
+    private var committing: Task<Void, Never>?
+    /// The first commit that failed; nothing more is written after it.
+    private var failure: StoreError?
 
     init(store: CacheStore, batchSize: Int) {
         self.store = store
         self.batchSize = max(1, batchSize)
     }
 
-    /// Adds a film, committing when the batch is full.
-    func add(_ film: IMDBFilm) throws(StoreError) {
+    /// Adds a film, starting a commit when the batch is full.
+    func add(_ film: IMDBFilm) async throws(StoreError) {
+        if let failure { throw failure }
         batch.films.append(film)
-        if batch.count >= batchSize { try flush() }
+        try await commitWhenFull()
     }
 
-    /// Adds a negative result, committing when the batch is full.
-    func add(_ lookup: LookupRecord) throws(StoreError) {
+    /// Adds a negative result, starting a commit when the batch is full.
+    func add(_ lookup: LookupRecord) async throws(StoreError) {
+        if let failure { throw failure }
         batch.lookups.append(lookup)
-        if batch.count >= batchSize { try flush() }
+        try await commitWhenFull()
     }
 
-    /// Commits whatever is pending.
-    func flush() throws(StoreError) {
-        guard !batch.isEmpty else { return }
+    /// Commits whatever is pending and waits until every commit has finished.
+    ///
+    /// On return the writer's queue holds nothing, not even the store: a block that resumed its
+    /// waiter still owns what it captured until it returns, and a process ending before then
+    /// would never close the database (whose last close folds the WAL into the file).
+    func flush() async throws(StoreError) {
+        while let committing { await committing.value }
+        if failure == nil, !batch.isEmpty {
+            startCommit()
+            while let committing { await committing.value }
+        }
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        if let failure { throw failure }
+    }
+
+    /// Starts a commit of the full batch, first waiting for the one under way.
+    private func commitWhenFull() async throws(StoreError) {
+        while batch.count >= batchSize {
+            // Other workers add to the batch while this one waits; whoever finds the writer
+            // free first starts the commit, and the batch it takes is what had arrived by then.
+            if let committing {
+                await committing.value
+                continue
+            }
+            startCommit()
+        }
+        if let failure { throw failure }
+    }
+
+    /// Hands the batch to the writer's queue; `committing` is set until the transaction ends.
+    private func startCommit() {
         let pending = batch
         batch = WriteBatch()
-        try store.write(pending)
+        let store = store
+        let queue = queue
+        committing = Task {
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<StoreError?, Never>) in
+                queue.async {
+                    do throws(StoreError) {
+                        try store.write(pending)
+                        continuation.resume(returning: nil)
+                    } catch {
+                        continuation.resume(returning: error)
+                    }
+                }
+            }
+            if failure == nil { failure = result }
+            committing = nil
+        }
     }
 }

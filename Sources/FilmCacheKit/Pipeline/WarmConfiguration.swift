@@ -63,11 +63,12 @@ public struct WarmConfiguration: Sendable {
     /// The quota day an instant falls in.
     public func quotaDay(containing instant: Date) -> QuotaDay { QuotaDay(containing: instant, in: quotaTimeZone) }
 
-    /// The OMDb URL for one ID. It carries the key, so it is never logged.
-    func url(for imdbID: String) -> String {
+    /// The OMDb URL of every request up to the ID, which is appended as it stands (IDs are
+    /// `tt` and digits). It carries the key, so it is never logged. A run works it out once.
+    var urlPrefix: String {
         let separator = baseURL.contains("?") ? "&" : "?"
         let key = apiKey.secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        return baseURL + separator + "apikey=" + key + "&i=" + imdbID
+        return baseURL + separator + "apikey=" + key + "&i="
     }
 }
 

@@ -110,6 +110,7 @@ public struct WarmJob: Sendable {
         let tally = Tally()
         let queue = WorkQueue(plan.toFetch, failedBefore: plan.failedBefore, stop: stop)
         let pacing = Pacing(configuration: configuration)
+        let urlPrefix = configuration.urlPrefix
         let snapshot: @Sendable (Duration) -> WarmProgress = { [callsLeft = night.callsLeft] elapsed in
             let counts = tally.counts
             let sent = gate.sent
@@ -128,7 +129,8 @@ public struct WarmJob: Sendable {
             // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
             if let first = queue.next() {
                 try await record(
-                    try await fetch(first, gate: gate, pacing: pacing, stop: stop, tally: tally), for: first,
+                    try await fetch(first, from: urlPrefix, gate: gate, pacing: pacing, stop: stop, tally: tally),
+                    for: first,
                     writer: writer, tally: tally, queue: queue, gate: gate)
             }
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
@@ -136,7 +138,8 @@ public struct WarmJob: Sendable {
                     group.addTask {
                         do {
                             while let id = queue.next() {
-                                let result = try await fetch(id, gate: gate, pacing: pacing, stop: stop, tally: tally)
+                                let result = try await fetch(
+                                    id, from: urlPrefix, gate: gate, pacing: pacing, stop: stop, tally: tally)
                                 try await record(
                                     result, for: id, writer: writer, tally: tally, queue: queue, gate: gate)
                             }
@@ -213,7 +216,9 @@ public struct WarmJob: Sendable {
     /// Each try waits for the circuit breaker and the rate limiter, then takes one call from
     /// the quota gate before anything is sent. Once `stop` is requested no try is started and
     /// every wait ends at once; a request already sent is waited for.
-    private func fetch(_ id: String, gate: QuotaGate, pacing: Pacing, stop: WarmStop, tally: Tally) async throws
+    private func fetch(
+        _ id: String, from urlPrefix: String, gate: QuotaGate, pacing: Pacing, stop: WarmStop, tally: Tally
+    ) async throws
         -> FetchResult
     {
         let normalizer = FilmNormalizer()
@@ -237,7 +242,7 @@ public struct WarmJob: Sendable {
             var response = HTTPResponse(status: 0, body: [])
             var failure: TransportFailure?
             do {
-                response = try await transport.get(configuration.url(for: id))
+                response = try await transport.get(urlPrefix + id)
             } catch {
                 failure = error
             }
