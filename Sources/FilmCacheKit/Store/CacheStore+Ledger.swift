@@ -13,16 +13,16 @@ extension CacheStore {
         guard count > 0 else { return 0 }
         return try withConnection { c throws(StoreError) in
             try c.db.transaction { () throws(StoreError) in
-                try c.db.prepare(
+                try c.db.cached(
                     "INSERT OR IGNORE INTO quota_ledger (key_fingerprint, quota_day, daily_limit) VALUES (?, ?, ?)"
                 ).run([.text(key), .text(day), .integer(dailyLimit)])
-                let row = try c.db.prepare(
+                let row = try c.db.cached(
                     "SELECT used, exhausted_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
                 ).query([.text(key), .text(day)]) { ($0.int(0) ?? 0, $0.text(1)) }.first
                 guard let (used, exhaustedAt) = row, exhaustedAt == nil else { return 0 }
                 let granted = max(0, min(count, usable - used))
                 if granted > 0 {
-                    try c.db.prepare(
+                    try c.db.cached(
                         "UPDATE quota_ledger SET used = used + ?, daily_limit = ?"
                             + " WHERE key_fingerprint = ? AND quota_day = ?"
                     ).run([.integer(granted), .integer(dailyLimit), .text(key), .text(day)])

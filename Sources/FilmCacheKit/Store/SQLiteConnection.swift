@@ -13,6 +13,7 @@ import CSQLite
 final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
+    private var statementCache: [String: SQLiteStatement] = [:]
 
     /// Opens (creating if asked) the database file at `path`.
     init(path: String, readOnly: Bool = false, create: Bool = true) throws(StoreError) {
@@ -53,6 +54,15 @@ final class SQLiteConnection {
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard rc == SQLITE_OK, let statement else { throw error(rc) }
         return SQLiteStatement(statement, connection: self)
+    }
+
+    /// The statement for `sql`, compiled on first use and kept for the connection's life: for
+    /// statements run often but not worth a named slot, such as the ledger's.
+    func cached(_ sql: String) throws(StoreError) -> SQLiteStatement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try prepare(sql)
+        statementCache[sql] = statement
+        return statement
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FilmCacheKit
@@ -75,5 +76,29 @@ import Testing
         try gate.finish()
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 2)
         #expect(try gate.acquire() == false)
+    }
+
+    @Test func blocksGrowWhileCallsGoFastAndShrinkWhenTheySlow() throws {
+        let store = try CacheStore(path: dir.file("blocks.sqlite"), logger: SampleFilms.logger)
+        let start = ContinuousClock.now
+        let elapsed = Mutex(Duration.zero)
+        let gate = QuotaGate(
+            store: store, key: "ab12", day: "2026-11-21", dailyLimit: 10_000, usable: 10_000, block: 8,
+            now: { start + elapsed.withLock { $0 } })
+        /// Takes a whole block `pace` after the last one; returns how many calls the ledger grew by.
+        func block(after pace: Duration) throws -> Int {
+            let before = try store.ledger(key: "ab12", day: "2026-11-21")?.used ?? 0
+            elapsed.withLock { $0 += pace }
+            #expect(try gate.acquire())
+            let after = try store.ledger(key: "ab12", day: "2026-11-21")?.used ?? 0
+            for _ in 1..<(after - before) { #expect(try gate.acquire()) }
+            return after - before
+        }
+        // Fast: 8, then doubling up to 8 times the cap.
+        #expect(try [0, 10, 10, 10, 10, 10].map { try block(after: .milliseconds($0)) } == [8, 16, 32, 64, 64, 64])
+        // A block in between keeps its size; slow ones halve it back to the cap, never below.
+        #expect(try [200, 900, 900, 900, 900].map { try block(after: .milliseconds($0)) } == [64, 32, 16, 8, 8])
+        try gate.finish()
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8 + 16 + 32 + 64 * 4 + 32 + 16 + 8 + 8)
     }
 }
