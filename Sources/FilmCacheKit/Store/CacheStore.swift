@@ -144,7 +144,7 @@ public final class CacheStore: Sendable {
         throws(StoreError) -> T
     {
         try withConnection { c throws(StoreError) in
-            try c.db.transaction(deferred: true) { () throws(StoreError) in
+            let result = try c.db.transaction(deferred: true) { () throws(StoreError) in
                 try c.db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
                 var position = 0
                 try worklist.forEachEntry { (id, file) throws(StoreError) in
@@ -155,6 +155,9 @@ public final class CacheStore: Sendable {
                 try c.db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
                 return result
             }
+            // The temporary tables' pages go back to the allocator, for the run's own writes to reuse.
+            sqlite3_db_release_memory(c.db.handle)
+            return result
         }
     }
 
@@ -240,8 +243,9 @@ public final class CacheStore: Sendable {
                     attempts = lookups.attempts + 1, last_attempt_at = excluded.last_attempt_at,
                     next_attempt_at = excluded.next_attempt_at
                 """)
-            // Temporary tables live in SQLite's page cache and spill to a temporary file, so a long
-            // worklist costs pages on disk, not memory. `file` is the last file that named the
+            // Temporary tables live in SQLite's page cache, kept to 512 KB, and spill to a temporary
+            // file, so a long worklist costs pages on disk, not memory; `due` is read in the order of
+            // its index, so no sorter holds the due IDs in memory either. `file` is the last file that named the
             // ID: the entries of one file come together, so a change of file is one more file.
             try db.execute(
                 """
@@ -251,6 +255,8 @@ public final class CacheStore: Sendable {
                 CREATE TEMP TABLE IF NOT EXISTS due (
                     kind INTEGER NOT NULL, score REAL NOT NULL, position INTEGER NOT NULL, imdb_id TEXT NOT NULL,
                     failed_before INTEGER);
+                CREATE INDEX IF NOT EXISTS temp.due_order ON due (kind, score DESC, position);
+                PRAGMA temp.cache_size = -512;
                 """)
             insertWorklist = try db.prepare(
                 """

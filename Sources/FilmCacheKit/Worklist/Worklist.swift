@@ -4,12 +4,12 @@ import Foundation
 ///
 /// Planning hands the entries to the cache database, which deduplicates them and counts how many
 /// files name each ID; nothing here keeps a set or a dictionary per ID, so a long worklist costs
-/// its 16-byte entries and no more. `ids` and `demand` work the same answers out in memory.
+/// 8 bytes an entry and no more. `ids` and `demand` work the same answers out in memory.
 public struct Worklist: Sendable, Equatable {
     /// Every ID named, in the order read, duplicates included.
-    public private(set) var entries: [String] = []
-    /// Where each file's entries start in `entries`, one index a file, in the order read.
-    public private(set) var fileStarts: [Int] = []
+    private var packed = PackedIDs()
+    /// Where each file's entries start in `packed`, one index a file, in the order read.
+    private var fileStarts: [Int] = []
     /// Lines, CSV records and JSON elements that named no ID, each reported with its file and line.
     public var warnings: [WorklistWarning] = []
 
@@ -18,17 +18,20 @@ public struct Worklist: Sendable, Equatable {
 
     /// A worklist of one file naming `ids` in this order.
     public init(ids: [String]) {
-        entries = ids
         fileStarts = [0]
+        packed.reserveCapacity(ids.count)
+        for id in ids { packed.append(id) }
     }
 
     /// Lines, CSV records and JSON elements that named an ID, duplicates included.
-    public var entryCount: Int { entries.count }
+    public var entryCount: Int { packed.count }
 
     /// Distinct IDs in the order they first appear across the files.
     public var ids: [String] {
         var seen: Set<String> = []
-        return entries.filter { seen.insert($0).inserted }
+        var ids: [String] = []
+        forEachEntry { id, _ in if seen.insert(id).inserted { ids.append(id) } }
+        return ids
     }
 
     /// For each ID, how many of the files name it (the planner's demand signal).
@@ -46,15 +49,15 @@ public struct Worklist: Sendable, Equatable {
     /// Calls `body` with every entry and the index of the file naming it, in the order read.
     public func forEachEntry<E: Error>(_ body: (String, Int) throws(E) -> Void) throws(E) {
         for (file, start) in fileStarts.enumerated() {
-            let end = file + 1 < fileStarts.count ? fileStarts[file + 1] : entries.count
-            for index in start..<end { try body(entries[index], file) }
+            let end = file + 1 < fileStarts.count ? fileStarts[file + 1] : packed.count
+            for index in start..<end { try body(packed[index], file) }
         }
     }
 
     /// Adds one file's IDs and warnings after those read so far.
     mutating func append(_ parsed: ParsedWorklist) {
-        fileStarts.append(entries.count)
-        if entries.isEmpty { entries = parsed.ids } else { entries += parsed.ids }
+        fileStarts.append(packed.count)
+        packed.append(contentsOf: parsed.packedIDs)
         warnings += parsed.warnings
     }
 
@@ -72,7 +75,7 @@ public struct Worklist: Sendable, Equatable {
             } catch {
                 throw .unreadable(path: path, reason: FileReadFailure.reason(error))
             }
-            guard !parsed.ids.isEmpty else { throw .noIDs(path: path, warnings: parsed.warnings.count) }
+            guard parsed.packedIDs.count > 0 else { throw .noIDs(path: path, warnings: parsed.warnings.count) }
             merged.append(parsed)
         }
         return merged

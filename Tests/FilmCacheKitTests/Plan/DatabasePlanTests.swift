@@ -81,3 +81,19 @@ import Testing
         #expect(plan.considered == 3 && plan.missing == 3)
     }
 }
+
+extension DatabasePlanTests {
+    @Test func entriesComeBackAsWrittenWhateverTheirDigits() {
+        let ids = ["tt0000001", "tt1234567", "tt0012345678", "tt9999999999", "not-an-id", "tt0000001", "tt12"]
+        var worklist = Worklist(ids: ids)
+        var seen: [String] = []
+        worklist.forEachEntry { id, file in
+            #expect(file == 0)
+            seen.append(id)
+        }
+        #expect(seen == ids)
+        #expect(worklist.ids == ["tt0000001", "tt1234567", "tt0012345678", "tt9999999999", "not-an-id", "tt12"])
+        worklist.warnings = []
+        #expect(worklist == Worklist(ids: ids))
+    }
+}
