@@ -98,18 +98,35 @@ echo "  ratio filmcache/python: $(ratio "$dec_rate" "$py_rate")"
 
 echo
 echo "== warm end to end: fetch + decode + normalize + upsert into a fresh DB =="
-rm -f "$work/bench.sqlite"*
-OMDB_API_KEY=bench /usr/bin/time -v -o "$work/time.txt" "$bin/filmcache" warm --db "$work/bench.sqlite" \
-  --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 \
-  "$work/ids.txt" >"$work/warm.txt"
-warm_s=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): \(.*\)/\1/p' "$work/time.txt" \
-  | python3 -c 'import sys; p=sys.stdin.read().strip().split(":"); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))')
-rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
-warm_rate=$(rate "$count" "$warm_s")
-rows=$(sqlite3 "$work/bench.sqlite" 'SELECT count(*) FROM films')
-[ "$rows" -eq "$count" ] || { echo "filmcache warm stored $rows of $count films" >&2; exit 1; }
-printf '  %-36s %8s films/s  (%s rows, %.1f s, peak RSS %d MB)\n' "filmcache warm" "$warm_rate" "$rows" "$warm_s" $((rss_kb / 1024))
-echo "  ratio filmcache warm / curl fetch-only: $(ratio "$warm_rate" "$curl_rate")"
+echo "   (three rounds, each curl --parallel then filmcache warm, so both see the same machine; medians)"
+pairs=""
+for round in 1 2 3; do
+  t0=$(now)
+  curl -s --parallel --parallel-max "$inflight" --config "$work/curl.cfg" -o /dev/null 2>/dev/null
+  t1=$(now)
+  rm -f "$work/bench.sqlite"*
+  OMDB_API_KEY=bench /usr/bin/time -v -o "$work/time.txt" "$bin/filmcache" warm --db "$work/bench.sqlite" \
+    --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 \
+    "$work/ids.txt" >"$work/warm.txt"
+  warm_s=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): \(.*\)/\1/p' "$work/time.txt" \
+    | python3 -c 'import sys; p=sys.stdin.read().strip().split(":"); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))')
+  rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
+  rows=$(sqlite3 "$work/bench.sqlite" 'SELECT count(*) FROM films')
+  [ "$rows" -eq "$count" ] || { echo "filmcache warm stored $rows of $count films" >&2; exit 1; }
+  round_curl=$(rate "$count" "$(python3 -c "print($t1-$t0)")")
+  round_warm=$(rate "$count" "$warm_s")
+  printf '  round %d: curl %8s req/s, filmcache warm %8s films/s (%.1f s, peak RSS %d MB), ratio %s\n' "$round" \
+    "$round_curl" "$round_warm" "$warm_s" $((rss_kb / 1024)) "$(ratio "$round_warm" "$round_curl")"
+  pairs="$pairs $round_curl:$round_warm"
+done
+read -r median_curl median_warm median_ratio <<<"$(python3 -c '
+import statistics, sys
+pairs = [tuple(map(float, p.split(":"))) for p in sys.argv[1:]]
+print(int(statistics.median(c for c, _ in pairs)), int(statistics.median(w for _, w in pairs)),
+      f"{statistics.median(w / c for c, w in pairs):.2f}")' $pairs)"
+printf '  %-36s %8s req/s (median)\n' "curl --parallel --parallel-max $inflight" "$median_curl"
+printf '  %-36s %8s films/s (median)\n' "filmcache warm" "$median_warm"
+echo "  ratio filmcache warm / curl fetch-only: $median_ratio (median of the rounds' ratios)"
 
 echo
 echo "== upsert: the same $count normalized films, batches of 256, WAL + synchronous=NORMAL =="
