@@ -117,8 +117,8 @@ public final class CacheStore: Sendable {
     ///
     /// The entries go into a temporary table that merges duplicates and counts the files naming
     /// each ID; each ID's state is read in one pass and placed by `planner`; due IDs go into a
-    /// second temporary table that SQLite sorts. Memory stays flat as the worklist grows: only
-    /// the worklist's entries and the plan's own lists are held.
+    /// second temporary table, read back in the order of its index. Memory stays flat as the
+    /// worklist grows: only the worklist's entries and the plan's own lists are held.
     public func plan(_ worklist: Worklist, planner: Planner, now: Date, budget: Int?) throws(StoreError) -> Plan {
         try withWorklist(worklist) { c throws(StoreError) in
             var plan = Plan()
@@ -244,9 +244,10 @@ public final class CacheStore: Sendable {
                     next_attempt_at = excluded.next_attempt_at
                 """)
             // Temporary tables live in SQLite's page cache, kept to 512 KB, and spill to a temporary
-            // file, so a long worklist costs pages on disk, not memory; `due` is read in the order of
-            // its index, so no sorter holds the due IDs in memory either. `file` is the last file that named the
-            // ID: the entries of one file come together, so a change of file is one more file.
+            // file, so a long worklist costs pages on disk, not memory; `due` is read in the order
+            // of its index, so no sorter holds the due IDs in memory either. `file` is the last
+            // file that named the ID: one file's entries come together, so a change of file is
+            // one more file.
             try db.execute(
                 """
                 CREATE TEMP TABLE IF NOT EXISTS worklist (
@@ -273,7 +274,7 @@ public final class CacheStore: Sendable {
                 """)
             insertDue = try db.prepare(
                 "INSERT INTO temp.due (kind, score, position, imdb_id, failed_before) VALUES (?, ?, ?, ?, ?)")
-            // The order of `DueRank.comesBefore`.
+            // The order of `DueRank.comesBefore`, which the `due_order` index serves.
             selectDue = try db.prepare(
                 "SELECT imdb_id, failed_before FROM temp.due ORDER BY kind, score DESC, position")
         }
