@@ -21,6 +21,11 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -28,6 +33,7 @@ let package = Package(
         .target(
             name: "FilmCacheKit",
             dependencies: [
+                "CCrypto",
                 "CCurl",
                 "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
@@ -42,7 +48,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "OMDbStandIn"),
+        .target(name: "SplitMix"),
+        .target(name: "OMDbStandIn", dependencies: ["SplitMix"]),
         .executableTarget(
             name: "omdb-standin",
             dependencies: [
@@ -55,17 +62,18 @@ let package = Package(
             dependencies: [
                 "FilmCacheKit",
                 "OMDbStandIn",
+                "SplitMix",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "FilmCacheKitTests",
-            dependencies: ["FilmCacheKit", "OMDbStandIn"],
+            dependencies: ["FilmCacheKit", "OMDbStandIn", "SplitMix"],
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["OMDbStandIn", "CSQLite"], exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["OMDbStandIn", "CSQLite", "SplitMix"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import FilmCacheKit
 import Foundation
+import SplitMix
 
 /// Measures how many OMDb bodies per second one thread decodes and normalizes.
 ///
@@ -57,21 +58,11 @@ enum DecodeBenchmark {
 
 /// Makes OMDb-shaped bodies from word lists; a SplitMix64 stream keeps them reproducible.
 private struct BodyGenerator {
-    private var state: UInt64
+    private var rng: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    private mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
+    private mutating func int(_ range: ClosedRange<Int>) -> Int { rng.int(in: range) }
 
     private mutating func pick(_ items: [String]) -> String { items[int(0...(items.count - 1))] }
 
@@ -147,7 +138,7 @@ private struct BodyGenerator {
             ("Language", na(list(Self.languages, 1...3))),
             ("Country", na(list(Self.countries, 1...2))),
             ("Awards", na("Won \(int(1...5)) Oscars. \(int(5...90)) wins & \(int(5...200)) nominations total")),
-            ("Poster", na("https://m.media-amazon.com/images/M/MV5B\(next() % 1_000_000_000)._V1_SX300.jpg")),
+            ("Poster", na("https://m.media-amazon.com/images/M/MV5B\(rng.next() % 1_000_000_000)._V1_SX300.jpg")),
         ]
         var ratings = sparse ? [] : [#"{"Source":"Internet Movie Database","Value":"\#(rating)/10"}"#]
         if !sparse && type == "movie" {

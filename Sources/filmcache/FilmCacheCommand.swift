@@ -9,8 +9,9 @@ struct FilmCacheCommand: AsyncParsableCommand {
         commandName: "filmcache",
         abstract: "Keeps a shared SQLite cache of OMDb film metadata full and fresh.",
         discussion: """
-            The API key comes from OMDB_API_KEY or --api-key-file, never from an argument.
-            A job file (--job) gathers a run's settings; flags given override it.
+            The API key comes from OMDB_API_KEY or --api-key-file, never from an
+            argument. A job file (--job) gathers a run's settings; flags given override
+            it.
 
             Examples:
               OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
@@ -28,7 +29,7 @@ struct FilmCacheCommand: AsyncParsableCommand {
 struct CommonOptions: ParsableArguments {
     @Option(
         name: .customLong("db"),
-        help: "The cache database file (created when absent). Default: the job file's db, else filmcache.sqlite.")
+        help: "The cache database file. Default filmcache.sqlite, or the db of a --job file.")
     var databasePath: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -36,18 +37,29 @@ struct CommonOptions: ParsableArguments {
 
     /// The cache for a command that only reads it: an absent file counts as an empty cache and is not created.
     func openForReading(logger: Logger, job: JobFile? = nil) throws -> CacheStore {
-        let databasePath = database(job: job)
+        let databasePath = try database(job: job)
         let exists = FileManager.default.fileExists(atPath: databasePath)
         do {
-            return try CacheStore(path: exists ? databasePath : ":memory:", logger: logger)
+            return try CacheStore(path: exists ? databasePath : ":memory:", logger: logger, readOnly: exists)
         } catch {
             throw fail(error.description, status: ExitStatus.ioError)
         }
     }
 
-    /// The database to use: `--db`, else the job file's `db`, else `filmcache.sqlite` in the working directory.
-    func database(job: JobFile? = nil) -> String {
-        databasePath ?? job?.databasePath ?? "filmcache.sqlite"
+    /// The database to use, by its one name (``DatabaseName``): `--db`, else the job file's `db`,
+    /// else `filmcache.sqlite` in the working directory.
+    ///
+    /// A path that names no file is exit 64 on `--db` and 78 in a job file; other names
+    /// (more hard links, a dangling symlink) are exit 78.
+    func database(job: JobFile? = nil) throws -> String {
+        let path = databasePath ?? job?.databasePath ?? "filmcache.sqlite"
+        do {
+            return try DatabaseName.resolve(path)
+        } catch {
+            let onFlag = databasePath != nil
+            if case .notAFile = error, onFlag { throw fail("--db: \(error.description)", status: ExitStatus.usage) }
+            throw fail(error.description, status: ExitStatus.configuration)
+        }
     }
 
     /// The log line format; `nil` picks by whether standard error is a terminal.
@@ -57,16 +69,17 @@ struct CommonOptions: ParsableArguments {
     /// A logger writing to standard error at the chosen level, in the chosen format.
     ///
     /// On a terminal, log lines clear the progress line first and it is redrawn below them.
-    func makeLogger(job: JobFile? = nil) -> Logger {
+    /// A job file's `log_format` that is not one of the formats is exit 78, naming the key and the values.
+    func makeLogger(job: JobFile? = nil) throws -> Logger {
         let terminal = TerminalStatusLine.standardErrorIsTerminal
+        if let text = job?.logFormat, LogFormat(rawValue: text) == nil {
+            throw fail(
+                "job file \(job?.path ?? ""): log_format: \"\(LogText.escaped(text))\" is not one of "
+                    + LogFormat.allCases.map(\.rawValue).joined(separator: ", "), status: ExitStatus.configuration)
+        }
         let format = logFormat ?? job?.logFormat.flatMap(LogFormat.init(rawValue:)) ?? (terminal ? .human : .logfmt)
         var logger = Logger(label: "filmcache") { label -> any LogHandler in
-            let handler: any LogHandler =
-                switch format {
-                case .human: StreamLogHandler.standardError(label: label)
-                case .logfmt: LogfmtLogHandler(label: label)
-                case .json: JSONLogHandler(label: label)
-                }
+            let handler: any LogHandler = LineLogHandler(label: label, format: format.lineFormat)
             return terminal ? StatusLineLogHandler(wrapping: handler) : handler
         }
         logger.logLevel = logLevel
@@ -78,16 +91,19 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Exit statuses from sysexits.h, the vocabulary cron and systemd understand.
 enum ExitStatus {
+    static let usage: Int32 = 64
     static let dataError: Int32 = 65
     static let unavailable: Int32 = 69
     static let ioError: Int32 = 74
     static let tryAgainLater: Int32 = 75
+    /// The server at the base URL does not speak OMDb's protocol (EX_PROTOCOL).
+    static let protocolError: Int32 = 76
     static let configuration: Int32 = 78
 }
 
 /// Prints `message` to standard error prefixed with the command name, and exits with `status`.
 func fail(_ message: String, status: Int32) -> ExitCode {
-    FileHandle.standardError.write(Data("filmcache: \(message)\n".utf8))
+    StandardError.write("filmcache: \(message)")
     return ExitCode(status)
 }
 

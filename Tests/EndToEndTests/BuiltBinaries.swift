@@ -46,18 +46,26 @@ extension BuiltBinaries {
 /// Reads a file handle to its end on a background thread.
 final class ReadAll: @unchecked Sendable {
     private var data = Data()
+    private let lock = NSLock()
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.withLock { data.append(chunk) }
+            }
             done.signal()
         }
     }
 
+    /// What was read so far, while the writer may still be writing.
+    var soFar: Data { lock.withLock { data } }
+
     func wait() -> Data {
         done.wait()
-        return data
+        return lock.withLock { data }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import OMDbStandIn
+import SplitMix
 import Testing
 
 extension Reliability {
@@ -362,10 +363,10 @@ struct WorklistCase: Sendable, CustomTestStringConvertible {
             messages: ["filmcache: worklist $FILE names no IMDb ID\n"]),
         WorklistCase(
             name: "a missing file", fileName: "absent.txt", content: .absent, status: 65,
-            messages: ["filmcache: cannot read worklist $FILE: The file doesn’t exist."]),
+            messages: ["filmcache: cannot read worklist $FILE: No such file or directory\n"]),
         WorklistCase(
             name: "a directory", fileName: "a-directory", content: .directory, status: 65,
-            messages: ["filmcache: cannot read worklist $FILE: Is a directory\n"]),
+            messages: ["filmcache: cannot read worklist $FILE: it is a directory, not a file or a pipe\n"]),
     ]
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import OMDbStandIn
+import SplitMix
 import Testing
 
 extension Reliability {

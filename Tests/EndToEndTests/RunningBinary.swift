@@ -8,7 +8,8 @@ final class RunningBinary: @unchecked Sendable {
 
     /// Starts `name` with `arguments` and `environment` (added to a minimal one).
     init(_ name: String, _ arguments: [String], environment: [String: String] = [:], cwd: String? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: BuiltBinaries.directory + "/" + name)
+        // A built executable by name, or any program by its absolute path.
+        process.executableURL = URL(fileURLWithPath: name.hasPrefix("/") ? name : BuiltBinaries.directory + "/" + name)
         process.arguments = arguments
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
         env.merge(environment) { $1 }
@@ -23,6 +24,9 @@ final class RunningBinary: @unchecked Sendable {
         stdoutData = ReadAll(out.fileHandleForReading)
         stderrData = ReadAll(err.fileHandleForReading)
     }
+
+    /// What the process has written to standard error so far.
+    var stderrSoFar: String { String(decoding: stderrData.soFar, as: UTF8.self) }
 
     /// Sends `signal` (SIGTERM, SIGINT, …) to the process.
     func send(_ signal: Int32) {

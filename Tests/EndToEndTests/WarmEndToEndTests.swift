@@ -113,5 +113,13 @@ import Testing
         let out = try BuiltBinaries.run("filmcache", ["show", "tt9999999", "--db", db])
         #expect(out.status == 1)
         #expect(out.stderr.contains("tt9999999 is not in the cache"))
+
+        let banana = try BuiltBinaries.run("filmcache", ["show", "banana", "--db", db])
+        #expect(banana.status == 64)
+        #expect(banana.stderr.contains(#""banana" is not an IMDb ID"#), "\(banana.stderr)")
+        let id = try sqlite("SELECT imdb_id FROM films ORDER BY imdb_id LIMIT 1")
+        let byURL = try BuiltBinaries.run(
+            "filmcache", ["show", "https://www.imdb.com/de/title/\(id.uppercased())/?ref_=fn_al_tt_1", "--db", db])
+        #expect(byURL.status == 0 && byURL.stdout.contains("— \(id)"), "\(byURL.stderr)")
     }
 }

@@ -124,7 +124,7 @@ import Testing
             try FaultKind.parseList("500, reset,500,429-retry-after") == [
                 .internalServerError, .reset, .tooManyRequestsRetryAfter,
             ])
-        #expect(try FaultKind.parseList("all") == FaultKind.allCases)
+        #expect(try FaultKind.parseList("all") == FaultKind.transientKinds)
         #expect(try FaultKind.parseList("") == [])
         #expect(throws: FaultListError.self) { try FaultKind.parseList("500,teapot") }
     }

@@ -2,15 +2,12 @@ import Foundation
 
 /// An OMDb API key that never prints itself.
 ///
-/// `description` and string interpolation show only the fingerprint, so a key
+/// `description` and string interpolation show only the short fingerprint, so a key
 /// that slips into a log line or an error message stays secret.
 public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     /// The key text; only the URL builder reads it.
     let secret: String
-    /// A short SHA-256 prefix naming the key in the ledger and reports.
-    ///
-    /// Four hex digits on purpose: OMDb keys are eight hex digits, so a longer
-    /// prefix would let anyone holding the database recover the key by brute force.
+    /// The key's name in the ledger and the runs: a slow keyed hash in full (``KeyFingerprint``).
     public let fingerprint: String
 
     /// Wraps `secret`, trimmed of surrounding whitespace and newlines; `nil` when empty.
@@ -18,8 +15,14 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
         let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         self.secret = trimmed
-        self.fingerprint = String(SHA256.hex(Array(trimmed.utf8)).prefix(4))
+        self.fingerprint = KeyFingerprint.of(trimmed)
     }
+
+    /// The fingerprint as reports show it: its first twelve hex digits.
+    public var shortFingerprint: String { KeyFingerprint.short(fingerprint) }
+
+    /// The name databases from before the slow hash gave this key (four hex digits, shared by many keys).
+    public var legacyFingerprint: String { KeyFingerprint.legacy(secret) }
 
     /// Reads the key from the environment variable `name` or, if given, a file.
     ///
@@ -41,7 +44,7 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
         return key
     }
 
-    public var description: String { "key:\(fingerprint)" }
+    public var description: String { "key:\(shortFingerprint)" }
 }
 
 /// A setting that stops filmcache before it does any work.
@@ -60,7 +63,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// SHA-256 (FIPS 180-4), enough to fingerprint keys without a crypto dependency.
+/// SHA-256 (FIPS 180-4): the four-digit key names of databases from before ``KeyFingerprint``.
 enum SHA256 {
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
@@ -102,9 +105,7 @@ enum SHA256 {
             }
             for (i, v) in [a, b, c, d, e, f, g, hh].enumerated() { h[i] = h[i] &+ v }
         }
-        return h.map { word in
-            let s = String(word, radix: 16)
-            return String(repeating: "0", count: 8 - s.count) + s
-        }.joined()
+        return KeyFingerprint.hex(
+            h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } })
     }
 }

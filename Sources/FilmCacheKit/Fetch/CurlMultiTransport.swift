@@ -68,6 +68,7 @@ final class Transfer: @unchecked Sendable {
     let continuation: CheckedContinuation<CurlResult, Never>
     var body: [UInt8] = []
     var retryAfter: String?
+    var contentType: String?
     var tooLarge = false
     /// How many times libcurl was about to send this request.
     var sends = 0
@@ -195,6 +196,10 @@ final class CurlLoop: @unchecked Sendable {
         fc_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
         fc_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
         fc_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        // Only HTTP(S), for the request and any redirect: never a local file or another protocol.
+        fc_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        fc_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        fc_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, 0)
         fc_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
         fc_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
         fc_curl_easy_setopt_write_function(easy, curlWrite)
@@ -219,14 +224,31 @@ final class CurlLoop: @unchecked Sendable {
             let transfer = Unmanaged<Transfer>.fromOpaque(context).takeRetainedValue()
             let result: CurlResult
             if code == CURLE_OK {
-                result = .success(HTTPResponse(status: status, body: transfer.body, retryAfter: transfer.retryAfter))
+                result = .success(
+                    HTTPResponse(
+                        status: status, body: transfer.body, retryAfter: transfer.retryAfter,
+                        contentType: transfer.contentType))
             } else {
                 result = .failure(
-                    transfer.sends > 1
-                        ? .connectionReset
-                        : Self.error(code, tooLarge: transfer.tooLarge, limit: transfer.maxBodyBytes))
+                    Self.failure(code, sends: transfer.sends, tooLarge: transfer.tooLarge, limit: transfer.maxBodyBytes)
+                )
             }
             transfer.continuation.resume(returning: result)
+        }
+    }
+
+    /// Maps a failed transfer onto the transport's error vocabulary, by whether its request was sent.
+    ///
+    /// `sends` counts libcurl's pre-request callbacks: 0 means the request never left (no
+    /// connection was ever opened), the one case whose call is given back to the ledger.
+    static func failure(_ code: CURLcode, sends: Int, tooLarge: Bool, limit: Int) -> TransportFailure {
+        if sends > 1 { return .connectionReset }
+        let failure = error(code, tooLarge: tooLarge, limit: limit)
+        switch (failure, sends) {
+        case (.connectFailed, 0): return failure
+        case (.timeout, 0): return .connectFailed("timed out before a connection was made")
+        case (.connectFailed(let why), _): return .other(why)
+        default: return failure
         }
     }
 
@@ -284,17 +306,21 @@ private func curlPrerequest(
     return transfer.sends > 1 ? fc_curl_prereq_abort() : fc_curl_prereq_ok()
 }
 
-/// libcurl header callback: keeps `Retry-After`; a new status line starts a new response.
+/// libcurl header callback: keeps `Retry-After` and `Content-Type`; a new status line starts a new response.
 private func curlHeader(
     _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
 ) -> Int {
     let length = size * count
     guard let data, let context else { return length }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    // Called for every header line of every response: look at bytes, make a String only for Retry-After.
+    // Called for every header line of every response: look at bytes, make a String only for the two kept.
     let line = UnsafeRawBufferPointer(start: data, count: length)
     if line.starts(with: "HTTP/".utf8) {
         transfer.retryAfter = nil
+        transfer.contentType = nil
+    } else if length > 13, zip(line.prefix(13), "content-type:".utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) {
+        transfer.contentType = String(decoding: line.dropFirst(13), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     } else if length > 12, zip(line.prefix(12), "retry-after:".utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) {
         transfer.retryAfter = String(decoding: line.dropFirst(12), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -12,10 +12,13 @@ public struct HTTPResponse: Sendable, Equatable {
     public var body: [UInt8]
     /// The `Retry-After` header's value, if the server sent one.
     public var retryAfter: String?
+    /// The `Content-Type` header's value, if the server sent one.
+    public var contentType: String?
 
-    public init(status: Int, body: [UInt8], retryAfter: String? = nil) {
+    public init(status: Int, body: [UInt8], retryAfter: String? = nil, contentType: String? = nil) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
+        self.contentType = contentType
     }
 }

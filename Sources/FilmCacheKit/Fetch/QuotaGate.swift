@@ -11,16 +11,25 @@ import Synchronization
 public final class QuotaGate: Sendable {
     private let store: CacheStore
     private let key: String
-    private let day: String
     private let dailyLimit: Int
     private let usable: Int
     private let smallestBlock: Int
     private let largestBlock: Int
+    private let runID: Int?
     private let now: @Sendable () -> ContinuousClock.Instant
+    private let wallClock: @Sendable () -> Date
+    private let quotaDay: @Sendable (Date) -> QuotaDay
     private let state: Mutex<State>
 
     private struct State {
+        /// The quota day the current reservation is charged to.
+        var day: QuotaDay
+        /// The minute (since 1970 UTC) the current reservation is charged to.
+        var minute: Int
+        /// Calls reserved for `day` and `minute` and handed out in them.
         var reserved = 0
+        var sentInMinute = 0
+        /// Calls handed out over the whole run, every day included.
         var sent = 0
         var closed = false
         var block: Int
@@ -33,28 +42,57 @@ public final class QuotaGate: Sendable {
     /// How many times the in-flight cap a block may grow to.
     static let growthLimit = 8
 
-    /// A gate for `key` on `day`, spending at most `usable` of `dailyLimit`, reserving
-    /// `block` calls at a time (more while calls go fast); `now` is the clock blocks are timed on.
+    /// A gate for `key`, spending at most `usable` of `dailyLimit` a quota day, reserving `block`
+    /// calls at a time (more while calls go fast).
+    ///
+    /// `wallClock` and `quotaDay` say which quota day and minute a call handed out now belongs to:
+    /// each call is charged to the minute in which it is sent, so a run crossing a minute (and so a
+    /// quota day's midnight in any zone) gives the old minute's unsent reservation back and
+    /// reserves anew. `runID` is the run whose
+    /// `runs` row counts the reservations (so a killed run can be closed with them); `now` is the
+    /// clock blocks are timed on.
     public init(
-        store: CacheStore, key: String, day: String, dailyLimit: Int, usable: Int, block: Int,
+        store: CacheStore, key: String, dailyLimit: Int, usable: Int, block: Int, runID: Int? = nil,
+        wallClock: @escaping @Sendable () -> Date = { Date() },
+        quotaDay: @escaping @Sendable (Date) -> QuotaDay = { QuotaDay(containing: $0) },
         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         self.store = store
         self.key = key
-        self.day = day
         self.dailyLimit = dailyLimit
         self.usable = usable
         smallestBlock = max(1, block)
         largestBlock = smallestBlock * Self.growthLimit
+        self.runID = runID
         self.now = now
-        state = Mutex(State(block: smallestBlock))
+        self.wallClock = wallClock
+        self.quotaDay = quotaDay
+        let instant = wallClock()
+        state = Mutex(State(day: quotaDay(instant), minute: QuotaDay.minute(of: instant), block: smallestBlock))
     }
 
-    /// Takes one call; `false` when the day's budget is spent or the gate was closed.
+    /// Takes one call, charged to the quota day it is taken on; `false` when that day's budget is
+    /// spent or the gate was closed.
     public func acquire() throws(StoreError) -> Bool {
         try state.withLock { (s: inout State) throws(StoreError) -> Bool in
             if s.closed { return false }
-            if s.reserved == s.sent {
+            let instant = wallClock()
+            let minute = QuotaDay.minute(of: instant)
+            if minute != s.minute {
+                // A minute passed: what was reserved and not sent goes back to the minute (and day)
+                // it was reserved in, and calls from here on are charged to this one. Past the
+                // quota day's midnight the new day's budget applies.
+                try store.releaseCalls(
+                    s.reserved - s.sentInMinute, key: key, day: s.day, minute: s.minute, runID: runID)
+                if !s.day.contains(instant) {
+                    s.day = quotaDay(instant)
+                    s.lastReservation = nil
+                }
+                s.minute = minute
+                s.reserved = 0
+                s.sentInMinute = 0
+            }
+            if s.reserved == s.sentInMinute {
                 let at = now()
                 if let last = s.lastReservation {
                     let lasted = last.duration(to: at)
@@ -66,15 +104,29 @@ public final class QuotaGate: Sendable {
                 }
                 s.lastReservation = at
                 let granted = try store.reserveCalls(
-                    s.block, key: key, day: day, dailyLimit: dailyLimit, usable: usable)
+                    s.block, key: key, day: s.day, minute: s.minute, dailyLimit: dailyLimit, usable: usable,
+                    runID: runID)
                 if granted == 0 {
                     s.closed = true
                     return false
                 }
                 s.reserved += granted
             }
+            s.sentInMinute += 1
             s.sent += 1
             return true
+        }
+    }
+
+    /// Takes back one call handed out by ``acquire()`` whose request provably never left (no
+    /// connection was ever opened): it returns to the reservation, and ``finish()`` gives it back
+    /// to the ledger with the other unsent ones. Never for a call that may have been sent.
+    public func giveBack() {
+        state.withLock { s in
+            if s.sentInMinute > 0 {
+                s.sentInMinute -= 1
+                s.sent -= 1
+            }
         }
     }
 
@@ -83,17 +135,17 @@ public final class QuotaGate: Sendable {
         state.withLock { $0.closed = true }
     }
 
-    /// Calls handed out so far.
+    /// Calls handed out so far, every quota day of the run included.
     public var sent: Int { state.withLock { $0.sent } }
 
     /// Closes the gate and gives unsent reservations back to the ledger.
     public func finish() throws(StoreError) {
-        let unsent = state.withLock { s -> Int in
+        let (unsent, day, minute) = state.withLock { s -> (Int, QuotaDay, Int) in
             s.closed = true
-            let unsent = s.reserved - s.sent
-            s.reserved = s.sent
-            return unsent
+            let unsent = s.reserved - s.sentInMinute
+            s.reserved = s.sentInMinute
+            return (unsent, s.day, s.minute)
         }
-        try store.releaseCalls(unsent, key: key, day: day)
+        try store.releaseCalls(unsent, key: key, day: day, minute: minute, runID: runID)
     }
 }

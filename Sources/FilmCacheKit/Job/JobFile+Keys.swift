@@ -13,40 +13,42 @@ extension JobFile {
         lines[key] = reader.entry.line
         switch key {
         case .worklists: worklists = try reader.paths()
-        case .db: databasePath = try reader.path()
+        case .db:
+            guard case .string(let text) = reader.entry.value, !text.isEmpty, DatabaseName.namesNoFile(text) else {
+                databasePath = try reader.path()
+                break
+            }
+            throw reader.issue(DatabaseNameError.notAFile(text).description)
         case .apiKeyFile: apiKeyFile = try reader.path()
         case .apiKeyEnv: apiKeyVariable = try reader.variableName()
         case .baseURL: fetch.baseURL = try reader.string()
-        case .rate: fetch.rate = try reader.number()
-        case .burst: fetch.burst = try reader.integer(minimum: 1)
-        case .maxInFlight: fetch.maxInFlight = try reader.integer(minimum: 1)
-        case .dailyLimit: plan.dailyLimit = try reader.integer(minimum: 0)
-        case .reserve:
-            let percent = try reader.number(expected: "a percentage")
-            guard percent < 100 else { throw reader.issue("must be from 0 to 99 (percent)") }
-            plan.reservePercent = percent
+        case .rate: fetch.rate = try reader.number(in: key)
+        case .burst: fetch.burst = try reader.integer(in: key)
+        case .maxInFlight: fetch.maxInFlight = try reader.integer(in: key)
+        case .dailyLimit: plan.dailyLimit = try reader.integer(in: key)
+        case .reserve: plan.reservePercent = try reader.number(in: key, expected: "a percentage")
         case .quotaTimezone: plan.quotaTimeZone = try reader.timeZone()
-        case .ttlDays: plan.ttlDays = try reader.number()
-        case .recentTTLDays: plan.recentTTLDays = try reader.number()
-        case .recentWindowDays: plan.recentWindowDays = try reader.number()
-        case .oldTTLDays: plan.oldTTLDays = try reader.number()
-        case .oldAfterYears: plan.oldAfterYears = try reader.number()
-        case .notFoundTTLDays: plan.notFoundTTLDays = try reader.number()
-        case .maxRuntime: maxRuntime = try reader.duration()
+        case .ttlDays: plan.ttlDays = try reader.number(in: key)
+        case .recentTTLDays: plan.recentTTLDays = try reader.number(in: key)
+        case .recentWindowDays: plan.recentWindowDays = try reader.number(in: key)
+        case .oldTTLDays: plan.oldTTLDays = try reader.number(in: key)
+        case .oldAfterYears: plan.oldAfterYears = try reader.number(in: key)
+        case .notFoundTTLDays: plan.notFoundTTLDays = try reader.number(in: key)
+        case .maxRuntime: maxRuntime = try reader.duration(in: key)
         case .worklistFormat: worklistFormat = try reader.choice(JobKey.worklistFormats)
         case .metricsFile: metricsFile = try reader.path()
         case .logFormat:
             let format = try reader.string()
             guard !format.isEmpty else { throw reader.issue("must not be empty") }
             logFormat = format
-        case .timeout: fetch.timeout = try reader.duration()
-        case .connectTimeout: fetch.connectTimeout = try reader.duration()
-        case .maxAttempts: fetch.maxAttempts = try reader.integer(minimum: 1)
-        case .retryBase: fetch.retryBase = try reader.duration(allowZero: true)
-        case .retryCap: fetch.retryCap = try reader.duration(allowZero: true)
-        case .breakerPauseAfter: fetch.breakerPauseAfter = try reader.integer(minimum: 1)
-        case .breakerStopAfter: fetch.breakerStopAfter = try reader.integer(minimum: 1)
-        case .breakerCoolDown: fetch.breakerCoolDown = try reader.duration(allowZero: true)
+        case .timeout: fetch.timeout = try reader.duration(in: key)
+        case .connectTimeout: fetch.connectTimeout = try reader.duration(in: key)
+        case .maxAttempts: fetch.maxAttempts = try reader.integer(in: key)
+        case .retryBase: fetch.retryBase = try reader.duration(in: key)
+        case .retryCap: fetch.retryCap = try reader.duration(in: key)
+        case .breakerPauseAfter: fetch.breakerPauseAfter = try reader.integer(in: key)
+        case .breakerStopAfter: fetch.breakerStopAfter = try reader.integer(in: key)
+        case .breakerCoolDown: fetch.breakerCoolDown = try reader.duration(in: key)
         }
     }
 
@@ -58,14 +60,14 @@ extension JobFile {
             issues.append(
                 .init(line: later(.apiKeyFile, .apiKeyEnv), message: "give api_key_file or api_key_env, not both"))
         }
-        if let base = fetch.retryBase, let cap = fetch.retryCap, base > cap {
-            issues.append(.init(line: later(.retryBase, .retryCap), message: "retry_base is more than retry_cap"))
-        }
-        if let pause = fetch.breakerPauseAfter, let stop = fetch.breakerStopAfter, stop < pause {
-            issues.append(
-                .init(
-                    line: later(.breakerPauseAfter, .breakerStopAfter),
-                    message: "breaker_stop_after is less than breaker_pause_after"))
+        let values: [JobKey: Double?] = [
+            .retryBase: fetch.retryBase?.inSeconds, .retryCap: fetch.retryCap?.inSeconds,
+            .breakerPauseAfter: fetch.breakerPauseAfter.map(Double.init),
+            .breakerStopAfter: fetch.breakerStopAfter.map(Double.init),
+        ]
+        for (key, message) in JobKey.problems(values.compactMapValues { $0 }, name: \.rawValue) {
+            let pair = JobKey.ordered.first { $0.larger == key }
+            issues.append(.init(line: pair.flatMap { later($0.smaller, $0.larger) } ?? lines[key], message: message))
         }
         return issues
     }

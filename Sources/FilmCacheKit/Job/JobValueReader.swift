@@ -23,25 +23,28 @@ struct JobValueReader {
         issue("expected \(expected), found \(entry.value.typeName)")
     }
 
-    /// A number, whole or not, within `range`.
-    func number(_ range: ClosedRange<Double> = 0...Double.greatestFiniteMagnitude, expected: String = "a number")
-        throws(JobFileError.Issue) -> Double
-    {
+    /// A number, whole or not, within `key`'s range.
+    func number(in key: JobKey, expected: String = "a number") throws(JobFileError.Issue) -> Double {
         let value: Double
         switch entry.value {
         case .integer(let integer): value = Double(integer)
         case .float(let float): value = float
         default: throw mismatch(expected)
         }
-        guard range.contains(value) else { throw issue(Self.describe(range)) }
+        try check(value, in: key)
         return value
     }
 
-    /// A whole number of at least `minimum`.
-    func integer(minimum: Int) throws(JobFileError.Issue) -> Int {
+    /// A whole number within `key`'s range.
+    func integer(in key: JobKey) throws(JobFileError.Issue) -> Int {
         guard case .integer(let value) = entry.value else { throw mismatch("an integer") }
-        guard value >= minimum else { throw issue("must be at least \(minimum)") }
+        try check(Double(value), in: key)
         return value
+    }
+
+    private func check(_ value: Double, in key: JobKey) throws(JobFileError.Issue) {
+        guard let range = key.range, !range.contains(value) else { return }
+        throw issue(range.requirement)
     }
 
     /// A string, `${…}` expanded.
@@ -77,27 +80,18 @@ struct JobValueReader {
         return paths
     }
 
-    /// The longest duration any key takes, in seconds: a year is already far past any sensible value.
-    static let longestDuration: Double = 365 * 86_400
-
-    /// A duration: seconds as a number, or text such as `"45m"` or `"1h30m"`; positive unless `allowZero`.
-    func duration(allowZero: Bool = false) throws(JobFileError.Issue) -> Duration {
-        let value: Duration
+    /// A duration within `key`'s range (in seconds): seconds as a number, or text such as `"45m"` or `"1h30m"`.
+    func duration(in key: JobKey) throws(JobFileError.Issue) -> Duration {
         switch entry.value {
-        case .integer, .float:
-            let seconds = try number()
-            guard seconds <= Self.longestDuration else { throw issue("must be at most 365 days") }
-            value = .seconds(seconds)
+        case .integer, .float: return .seconds(try number(in: key))
         case .string(let text):
             guard let parsed = Duration(parsing: try expanded(text)) else {
                 throw issue("expected seconds or a duration such as \"90s\", \"45m\", \"2h\"")
             }
-            value = parsed
+            try check(parsed.inSeconds, in: key)
+            return parsed
         default: throw mismatch("seconds or a duration string")
         }
-        guard allowZero || value > .zero else { throw issue("must be more than zero") }
-        guard value <= .seconds(Self.longestDuration) else { throw issue("must be at most 365 days") }
-        return value
     }
 
     /// One of `choices`.
@@ -141,14 +135,5 @@ struct JobValueReader {
         guard !path.isEmpty else { throw issue("the path is empty") }
         let absolute = path.hasPrefix("/") ? path : directory + "/" + path
         return URL(fileURLWithPath: absolute).standardizedFileURL.path
-    }
-
-    private static func describe(_ range: ClosedRange<Double>) -> String {
-        if range.upperBound == .greatestFiniteMagnitude { return "must be at least \(format(range.lowerBound))" }
-        return "must be from \(format(range.lowerBound)) to \(format(range.upperBound))"
-    }
-
-    private static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

@@ -19,11 +19,17 @@ struct FieldNormalizer {
         self.body = body
     }
 
+    /// The ID the body names, when it is a well-formed IMDb ID.
+    var bodyID: String? { text(.imdbID).flatMap { PlainTextWorklist.isIMDbID($0) ? $0 : nil } }
+
+    /// Whether the body names a title.
+    var hasTitle: Bool { text(.title).map { !$0.isEmpty } ?? false }
+
     /// Sets every field of `film`.
     mutating func fill(_ film: inout IMDBFilm) {
         for anomaly in raw.anomalies { warn(anomaly.field, anomaly.message) }
         if let bodyID = text(.imdbID), bodyID != imdbID {
-            warn("imdbID", "body says \(bodyID), requested \(imdbID); kept the requested ID")
+            warn("imdbID", "body says \(bodyID), stored under \(imdbID)")
         }
         film.title = text(.title)
         film.type = type()

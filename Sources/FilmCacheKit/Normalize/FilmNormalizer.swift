@@ -28,9 +28,13 @@ public struct FilmNormalizer: Sendable {
 
     /// Types every field of `dto`; what cannot be read becomes absent and yields a warning.
     ///
-    /// `imdbID` is the ID that was requested; it wins over the body's own `imdbID`.
+    /// `imdbID` is the ID that was requested; the film carries the body's own `imdbID` when that is
+    /// a well-formed IMDb ID (a body is stored under the ID it names), else `imdbID`.
     /// `raw` is the body as text, kept verbatim in `rawJSON`.
-    public func normalize(_ dto: IMDBFilmDTO, imdbID: String, raw: String, fetchedAt: Date) -> NormalizedFilm {
+    public func normalize(_ dto: IMDBFilmDTO, imdbID requestedID: String, raw: String, fetchedAt: Date)
+        -> NormalizedFilm
+    {
+        let imdbID = dto.imdbID.flatMap { PlainTextWorklist.isIMDbID($0) ? $0 : nil } ?? requestedID
         var fields = FieldNormalizer(imdbID: imdbID, raw: RawBody(dto), body: UnsafeBufferPointer(start: nil, count: 0))
         var film = IMDBFilm(imdbID: imdbID, lastFetched: fetchedAt, dataVersion: Self.dataVersion, rawJSON: raw)
         fields.fill(&film)
@@ -39,22 +43,33 @@ public struct FilmNormalizer: Sendable {
 
     /// Decodes and normalizes one body in a single call; what the fetch stage uses per response.
     ///
-    /// Equivalent to `decode` followed by `normalize` with the body as `raw`.
+    /// The film carries the ID the body names (`requestedID` only when the body names none); a
+    /// caller that gets another ID back records `requestedID` as an alias. A `"Response":"True"`
+    /// body with neither `imdbID` nor `Title` throws ``NormalizeError/noFilm``.
     public func normalize(body: [UInt8], requestedID: String, fetchedAt: Date) throws(NormalizeError)
         -> NormalizedBody
     {
-        try OMDbJSONReader.read(body) { outcome, buffer in
+        let normalized: NormalizedBody? = try OMDbJSONReader.read(body) { outcome, buffer in
             switch outcome {
             case .error(let message):
                 return .error(message)
             case .film(let raw):
+                let probe = FieldNormalizer(imdbID: requestedID, raw: raw, body: buffer)
+                let bodyID = probe.bodyID
+                guard bodyID != nil || probe.hasTitle else { return nil }
+                // A body is stored under the ID it names: OMDb answers an ID IMDb merged into
+                // another title with that title's body.
+                let imdbID = bodyID ?? requestedID
                 let text = String(decoding: buffer, as: UTF8.self)
                 var film = IMDBFilm(
-                    imdbID: requestedID, lastFetched: fetchedAt, dataVersion: Self.dataVersion, rawJSON: text)
-                var fields = FieldNormalizer(imdbID: requestedID, raw: raw, body: buffer)
+                    imdbID: imdbID, lastFetched: fetchedAt, dataVersion: Self.dataVersion, rawJSON: text)
+                // The usual case: the body names the asked ID, and the probe is the normalizer.
+                var fields = imdbID == requestedID ? probe : FieldNormalizer(imdbID: imdbID, raw: raw, body: buffer)
                 fields.fill(&film)
                 return .film(NormalizedFilm(film: film, warnings: fields.warnings))
             }
         }
+        guard let normalized else { throw .noFilm }
+        return normalized
     }
 }

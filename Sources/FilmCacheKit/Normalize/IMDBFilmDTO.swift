@@ -5,7 +5,7 @@
 /// belongs, a key OMDb does not send, a broken escape) is listed in `anomalies`
 /// so that normalizing can warn about it instead of losing it silently.
 public struct IMDBFilmDTO: Sendable, Equatable {
-    /// `imdbID` as the body states it; the requested ID wins when they differ.
+    /// `imdbID` as the body states it; the film is stored under it when it is a well-formed IMDb ID.
     public var imdbID: String?
     /// `Title`.
     public var title: String?

@@ -5,11 +5,14 @@
 public enum NormalizeError: Error, Equatable, CustomStringConvertible {
     /// Not JSON, truncated, not an object, or no `Response`; the text says which and where.
     case malformedJSON(String)
+    /// `"Response":"True"` with neither `imdbID` nor `Title`: no film in it.
+    case noFilm
 
     /// `malformed OMDb body: truncated: ended at byte 812 while expecting …`.
     public var description: String {
         switch self {
         case .malformedJSON(let why): "malformed OMDb body: \(why)"
+        case .noFilm: "OMDb body names no film (neither imdbID nor Title)"
         }
     }
 }

@@ -27,7 +27,7 @@ public struct NightPlan: Sendable, Equatable {
     public static func make(
         worklist: Worklist, store: CacheStore, settings: PlanSettings, keyFingerprint: String?, now: Date
     ) throws(StoreError) -> NightPlan {
-        let day = QuotaDay(containing: now, in: settings.quotaTimeZone).key
+        let day = QuotaDay(containing: now, in: settings.quotaTimeZone)
         let budget = QuotaBudget(limit: settings.dailyLimit, reservePercent: settings.reservePercent)
         let entry = try store.ledgerForPlanning(key: keyFingerprint, day: day)
         let used = entry?.used ?? 0
@@ -35,7 +35,7 @@ public struct NightPlan: Sendable, Equatable {
         let left = exhausted ? 0 : budget.left(used: used)
         let plan = try store.plan(worklist, planner: Planner(freshness: settings.freshness), now: now, budget: left)
         return NightPlan(
-            plan: plan, quotaDay: day, callsPerDay: budget.usable, callsUsed: used, callsLeft: left,
+            plan: plan, quotaDay: day.key, callsPerDay: budget.usable, callsUsed: used, callsLeft: left,
             exhausted: exhausted, skippedLines: worklist.warnings.count)
     }
 }

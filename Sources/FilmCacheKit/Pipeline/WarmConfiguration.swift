@@ -30,6 +30,9 @@ public struct WarmConfiguration: Sendable {
     public var circuitBreaker = CircuitBreaker<ContinuousClock>(pauseAfter: 8, stopAfter: 30, coolDown: .seconds(30))
     /// Films and lookups committed per transaction.
     public var batchSize = 256
+    /// The longest a fetched result waits before it is committed, whatever the batch holds: a
+    /// kill loses at most about two of these of paid answers.
+    public var commitInterval = Duration.seconds(1)
     /// How long the run may take; when it is up the run stops as if asked to (``StopReason/timeLimit``).
     public var maxRuntime: Duration?
 

@@ -28,6 +28,12 @@ public struct WarmSummary: Sendable, Equatable, Codable {
     public var normalizationWarnings = 0
     /// Why the run ended early, if it did.
     public var stopReason: StopReason?
+    /// What the server answered when the run stopped as ``StopReason/notOMDb``, or why OMDb could
+    /// not be reached for ``StopReason/unreachable``.
+    public var stopDetail: String?
+
+    /// Whether the run got no definite answer at all while it tried at least one ID: it must not exit 0.
+    public var nothingSucceeded: Bool { fetched == 0 && notFound == 0 && failed > 0 }
 
     public init() {}
 }
@@ -44,4 +50,9 @@ public enum StopReason: String, Sendable, Equatable, Codable {
     case interrupted = "interrupted"
     /// The run's time limit was up: calls in flight finished and were stored.
     case timeLimit = "time-limit"
+    /// The base URL answers with something that is not OMDb (HTML, redirects, bare 403/404):
+    /// a run of such answers in a row ended the run.
+    case notOMDb = "not-omdb"
+    /// No connection to OMDb could be opened; the calls that never left were given back.
+    case unreachable = "unreachable"
 }

@@ -7,14 +7,14 @@ public enum FilmText {
         String(decoding: film.canonicalJSON(), as: UTF8.self)
     }
 
-    /// A short human summary.
+    /// A short human summary; text from OMDb has its control characters escaped (`\u{0}`, `\u{1B}`).
     public static func human(_ film: IMDBFilm) -> String {
         var years = film.yearStart.map(String.init) ?? "?"
         if film.type == .series { years += "–" + (film.yearEnd.map(String.init) ?? "") }
-        var lines = ["\(film.title ?? "(untitled)") (\(years)) — \(film.imdbID)"]
+        var lines = ["\(film.title.map(LogText.escaped) ?? "(untitled)") (\(years)) — \(film.imdbID)"]
         func add(_ label: String, _ value: String?) {
             if let value, !value.isEmpty {
-                lines.append(label.padding(toLength: 10, withPad: " ", startingAt: 0) + value)
+                lines.append(label.padding(toLength: 10, withPad: " ", startingAt: 0) + LogText.escaped(value))
             }
         }
         add("type", film.type?.description)

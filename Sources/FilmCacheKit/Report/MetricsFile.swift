@@ -97,17 +97,18 @@ public enum MetricsFile {
     /// Replaces `path` with `text` so that readers see the old file or the new one, never a part.
     ///
     /// The text goes to a hidden temporary file in the same directory (same file system, and a
-    /// name the textfile collector ignores), is flushed to disk, and is renamed over `path`;
-    /// the directory is then flushed so the rename survives a crash.
+    /// name the textfile collector ignores), created exclusively under a random name
+    /// (``TemporaryFile``), is flushed to disk, and is renamed over `path`; the directory is
+    /// then flushed so the rename survives a crash.
     static func writeAtomically(_ text: String, to path: String) throws(WriteError) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".\(getpid()).tmp"
         func failure(_ step: String) -> WriteError {
             WriteError(path: path, reason: "\(step): \(String(cString: strerror(errno)))")
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failure("cannot create \(temporary)") }
+        guard let (fd, temporary) = TemporaryFile.create(beside: path, mode: 0o644) else {
+            throw failure("cannot create a temporary file in \(directory)")
+        }
         var written = true
         let bytes = Array(text.utf8)
         bytes.withUnsafeBytes { buffer in

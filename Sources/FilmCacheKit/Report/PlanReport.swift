@@ -5,7 +5,7 @@ public enum PlanReport {
     /// The table `filmcache plan` prints.
     public static func text(_ night: NightPlan, keyFingerprint: String?, database: String) -> String {
         let p = night.plan
-        let key = keyFingerprint.map { "key \($0)" } ?? "busiest key today"
+        let key = keyFingerprint.map { "key \(KeyFingerprint.short($0))" } ?? "busiest key today"
         var rows: [(String, Int, String)] = [
             ("considered", p.considered, "distinct IDs in the worklists"),
             ("fresh", p.fresh, "cached and within their TTL; no call"),
@@ -36,7 +36,8 @@ public enum PlanReport {
     public static func json(_ night: NightPlan, keyFingerprint: String?, ids: Bool) -> String {
         let p = night.plan
         let document = Document(
-            quotaDay: night.quotaDay, keyFingerprint: keyFingerprint, considered: p.considered, fresh: p.fresh,
+            quotaDay: night.quotaDay, keyFingerprint: keyFingerprint.map(KeyFingerprint.short),
+            considered: p.considered, fresh: p.fresh,
             toFetch: p.toFetch.count, missing: p.missing, stale: p.stale, upgrades: p.upgrades,
             deferred: p.deferred.count, daysToClear: night.daysToClear == Int.max ? nil : night.daysToClear,
             notFoundAwaitingRecheck: p.notFoundAwaitingRecheck, failedAwaitingRetry: p.failedAwaitingRetry,

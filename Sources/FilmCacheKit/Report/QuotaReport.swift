@@ -10,7 +10,9 @@ public enum QuotaReport {
         let zone = s.today.timeZone
         let zoneName = ReportTime.zoneName(zone)
         let key =
-            s.keyFingerprint.map { "key \($0)" + (s.keyInLedger ? "" : ", not in the ledger yet") }
+            s.keyFingerprint.map {
+                "key \(KeyFingerprint.short($0))" + (s.keyInLedger ? "" : ", not in the ledger yet")
+            }
             ?? "no key in the ledger yet"
         var out = "filmcache quota → \(database) (\(key); quota day \(s.today.key), \(zoneName))\n"
         out +=
@@ -36,7 +38,8 @@ public enum QuotaReport {
         times.add(["observed reset", observedReset(s)])
         out += times.text + "\n"
         if !s.otherKeys.isEmpty {
-            out += "  other keys in the ledger: \(s.otherKeys.joined(separator: ", ")) (pick one with --key)\n"
+            out +=
+                "  other keys in the ledger: \(s.otherKeys.map(KeyFingerprint.short).joined(separator: ", ")) (pick one with --key)\n"
         }
 
         let cell = Double(s.budget.limit) / Double(chartWidth)
@@ -86,7 +89,8 @@ public enum QuotaReport {
     public static func json(_ s: QuotaStatus) -> String {
         let zone = s.today.timeZone
         let document = Document(
-            key: s.keyFingerprint, otherKeys: s.otherKeys, day: s.today.key, timeZone: ReportTime.zoneName(zone),
+            key: s.keyFingerprint.map(KeyFingerprint.short), otherKeys: s.otherKeys.map(KeyFingerprint.short),
+            day: s.today.key, timeZone: ReportTime.zoneName(zone),
             used: s.used, limit: s.budget.limit, reserve: s.budget.reserve, reservePercent: s.budget.reservePercent,
             usable: s.budget.usable, left: s.left, exhaustedAt: ReportJSON.instant(s.exhaustedAt),
             resetsAt: Timestamp.format(s.nextReset), observedResetAt: ReportJSON.instant(s.latestObservedReset),
@@ -108,7 +112,7 @@ public enum QuotaReport {
 
     /// The quota as Prometheus gauges, labelled with the key's fingerprint.
     public static func metricFamilies(_ s: QuotaStatus) -> [MetricFamily] {
-        let labels = s.keyFingerprint.map { ["key": $0] } ?? [:]
+        let labels = s.keyFingerprint.map { ["key": KeyFingerprint.short($0)] } ?? [:]
         func gauge(_ name: String, _ help: String, _ value: Double?) -> MetricFamily {
             MetricFamily(
                 name, .gauge, help: help, samples: value.map { [MetricFamily.Sample($0, labels: labels)] } ?? [])

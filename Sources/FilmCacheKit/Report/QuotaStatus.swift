@@ -62,18 +62,22 @@ public struct QuotaStatus: Sendable, Equatable {
             window.insert(QuotaDay(containing: window[0].start.addingTimeInterval(-1), in: today.timeZone), at: 0)
         }
         let keys = try store.ledgerKeys(today: today.key, since: window[0].key)
-        let key = keyFingerprint ?? keys.first
+        // A fingerprint given short names the ledger key it begins (an exact name first).
+        let key =
+            keyFingerprint.map { given in keys.contains(given) ? given : keys.first { $0.hasPrefix(given) } ?? given }
+            ?? keys.first
         var rows: [String: LedgerEntry] = [:]
         var observed: [Date] = []
         var runs: [RunRecord] = []
         var limit = dailyLimit
         if let key {
-            for row in try store.ledgerHistory(key: key, from: window[0].key, through: today.key) {
-                rows[row.day] = row
+            // Each day counts what was sent within it, by runs in any quota time zone.
+            for day in window {
+                if let row = try store.ledger(key: key, day: day) { rows[day.key] = row }
             }
             observed = try store.observedResets(key: key)
             runs = try store.runs(key: key, since: window[0].start)
-            if limit == nil { limit = rows[today.key]?.dailyLimit }
+            if limit == nil, let todays = rows[today.key]?.dailyLimit, todays > 0 { limit = todays }
             if limit == nil { limit = try store.latestDailyLimit(key: key) }
         }
         return QuotaStatus(
@@ -84,7 +88,9 @@ public struct QuotaStatus: Sendable, Equatable {
             history: window.map { day in
                 let row = rows[day.key]
                 return DayUse(
-                    day: day.key, used: row?.used ?? 0, dailyLimit: row?.dailyLimit, exhaustedAt: row?.exhaustedAt,
+                    day: day.key, used: row?.used ?? 0,
+                    dailyLimit: row.flatMap { $0.dailyLimit > 0 ? $0.dailyLimit : nil },
+                    exhaustedAt: row?.exhaustedAt,
                     resetObservedAt: row?.resetObservedAt)
             },
             observedResets: observed, runs: runs, now: now)

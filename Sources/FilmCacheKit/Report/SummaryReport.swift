@@ -13,7 +13,7 @@ public enum SummaryReport {
             rows.append(("awaiting recheck", s.awaitingRecheck, "negative answers not yet due"))
         }
         if s.deferred > 0 { rows.append(("deferred", s.deferred, "left for the next run")) }
-        rows.append(("OMDb calls", s.calls, "counted in the ledger for key \(keyFingerprint)"))
+        rows.append(("OMDb calls", s.calls, "counted in the ledger for key \(KeyFingerprint.short(keyFingerprint))"))
         var out = "filmcache warm → \(database)\n" + TextTable.counts(rows, labelWidth: 17) + "\n"
         if s.skippedLines > 0 { out += "  \(s.skippedLines) worklist lines skipped (see warnings above)\n" }
         if s.normalizationWarnings > 0 {
@@ -29,6 +29,12 @@ public enum SummaryReport {
         case .timeLimit?:
             out += "stopped early: the time limit is up; calls in flight finished and were stored;"
             out += " the rest resumes next run\n"
+        case .notOMDb?:
+            out += "stopped: the base URL does not answer like OMDb (\(s.stopDetail ?? "?"));"
+            out += " the rest resumes next run\n"
+        case .unreachable?:
+            out += "stopped: OMDb unreachable (\(s.stopDetail ?? "?")); calls that never left were given back\n"
+        case nil where s.nothingSucceeded: out += "failed: no ID got an answer; the failed ones are retried next run\n"
         case nil: out += "done\n"
         }
         return String(out.dropLast())

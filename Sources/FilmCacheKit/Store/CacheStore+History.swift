@@ -16,22 +16,13 @@ extension CacheStore {
         }
     }
 
-    /// `key`'s ledger rows from `first` through `last` (quota day keys), oldest first; days without calls have none.
-    public func ledgerHistory(key: String, from first: String, through last: String) throws(StoreError)
-        -> [LedgerEntry]
-    {
+    /// `key`'s calls by the minute (since 1970 UTC) they were counted in; minutes with none left out.
+    func callsByMinute(key: String) throws(StoreError) -> [Int: Int] {
         try withConnection { c throws(StoreError) in
-            try c.db.prepare(
-                """
-                SELECT quota_day, used, daily_limit, exhausted_at, reset_observed_at FROM quota_ledger
-                WHERE key_fingerprint = ? AND quota_day BETWEEN ? AND ? ORDER BY quota_day
-                """
-            ).query([.text(key), .text(first), .text(last)]) { row in
-                LedgerEntry(
-                    keyFingerprint: key, day: row.text(0) ?? "", used: row.int(1) ?? 0, dailyLimit: row.int(2) ?? 0,
-                    exhaustedAt: row.text(3).flatMap(Timestamp.parse),
-                    resetObservedAt: row.text(4).flatMap(Timestamp.parse))
-            }
+            let rows = try c.db.prepare(
+                "SELECT minute, calls FROM quota_calls WHERE key_fingerprint = ? AND calls > 0"
+            ).query([.text(key)]) { ($0.int(0) ?? 0, $0.int(1) ?? 0) }
+            return Dictionary(rows, uniquingKeysWith: +)
         }
     }
 

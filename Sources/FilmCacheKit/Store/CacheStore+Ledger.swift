@@ -7,48 +7,108 @@ extension CacheStore {
     /// One IMMEDIATE transaction reads and bumps the count, so processes sharing the
     /// database share one budget. Calls are counted here, before they are sent: a crash
     /// can only over-count (by what was reserved and unsent), never under-count.
-    public func reserveCalls(_ count: Int, key: String, day: String, dailyLimit: Int, usable: Int)
-        throws(StoreError) -> Int
-    {
+    /// The calls are charged to `minute` (minutes since 1970 UTC; the day's first when not given)
+    /// and to `day`'s row, and the day's use is the calls of every minute within it: runs naming
+    /// another quota time zone share the one budget.
+    /// With a `runID` the run's `reserved_calls` grows in the same transaction, so a run that is
+    /// killed can be closed with what the ledger counted for it.
+    public func reserveCalls(
+        _ count: Int, key: String, day: QuotaDay, minute: Int? = nil, dailyLimit: Int, usable: Int,
+        runID: Int? = nil
+    ) throws(StoreError) -> Int {
         guard count > 0 else { return 0 }
         return try withConnection { c throws(StoreError) in
             try c.db.transaction { () throws(StoreError) in
-                try c.db.cached(
-                    "INSERT OR IGNORE INTO quota_ledger (key_fingerprint, quota_day, daily_limit) VALUES (?, ?, ?)"
-                ).run([.text(key), .text(day), .integer(dailyLimit)])
-                let row = try c.db.cached(
-                    "SELECT used, exhausted_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
-                ).query([.text(key), .text(day)]) { ($0.int(0) ?? 0, $0.text(1)) }.first
-                guard let (used, exhaustedAt) = row, exhaustedAt == nil else { return 0 }
+                let (used, exhaustedAt) = try Self.dayUse(c.db, key: key, day: day)
+                guard exhaustedAt == nil else { return 0 }
                 let granted = max(0, min(count, usable - used))
                 if granted > 0 {
                     try c.db.cached(
-                        "UPDATE quota_ledger SET used = used + ?, daily_limit = ?"
-                            + " WHERE key_fingerprint = ? AND quota_day = ?"
-                    ).run([.integer(granted), .integer(dailyLimit), .text(key), .text(day)])
+                        "INSERT INTO quota_ledger (key_fingerprint, quota_day, used, daily_limit) VALUES (?1, ?2, ?3, ?4)"
+                            + " ON CONFLICT DO UPDATE SET used = used + ?3, daily_limit = ?4"
+                    ).run([.text(key), .text(day.key), .integer(granted), .integer(dailyLimit)])
+                    try c.db.cached(
+                        "INSERT INTO quota_calls (key_fingerprint, minute, calls) VALUES (?1, ?2, ?3)"
+                            + " ON CONFLICT DO UPDATE SET calls = calls + ?3"
+                    ).run([.text(key), .integer(day.minute(clamping: minute)), .integer(granted)])
+                    if let runID {
+                        try c.db.cached("UPDATE runs SET reserved_calls = reserved_calls + ? WHERE id = ?")
+                            .run([.integer(granted), .integer(runID)])
+                    }
+                } else {
+                    try c.db.cached(
+                        "INSERT OR IGNORE INTO quota_ledger (key_fingerprint, quota_day, daily_limit) VALUES (?, ?, ?)"
+                    ).run([.text(key), .text(day.key), .integer(dailyLimit)])
                 }
                 return granted
             }
         }
     }
 
-    /// Gives back reserved calls that were never sent.
-    public func releaseCalls(_ count: Int, key: String, day: String) throws(StoreError) {
+    /// Gives back reserved calls that were never sent, to the day and minute they were reserved on.
+    public func releaseCalls(
+        _ count: Int, key: String, day: QuotaDay, minute: Int? = nil, runID: Int? = nil
+    ) throws(StoreError) {
         guard count > 0 else { return }
         try withConnection { c throws(StoreError) in
-            try c.db.prepare(
-                "UPDATE quota_ledger SET used = max(0, used - ?) WHERE key_fingerprint = ? AND quota_day = ?"
-            ).run([.integer(count), .text(key), .text(day)])
+            try c.db.transaction { () throws(StoreError) in
+                try c.db.prepare(
+                    "UPDATE quota_ledger SET used = max(0, used - ?) WHERE key_fingerprint = ? AND quota_day = ?"
+                ).run([.integer(count), .text(key), .text(day.key)])
+                try c.db.prepare(
+                    "UPDATE quota_calls SET calls = max(0, calls - ?) WHERE key_fingerprint = ? AND minute = ?"
+                ).run([.integer(count), .text(key), .integer(day.minute(clamping: minute))])
+                if let runID {
+                    try c.db.prepare("UPDATE runs SET reserved_calls = max(0, reserved_calls - ?) WHERE id = ?")
+                        .run([.integer(count), .integer(runID)])
+                }
+            }
         }
     }
 
-    /// Records that OMDb answered "limit reached" for `key` on `day`: no more calls that day.
-    public func markExhausted(key: String, day: String, at instant: Date) throws(StoreError) {
+    /// `key`'s use of `day`: the calls sent in its minutes (by runs in any quota time zone), and
+    /// when OMDb said the limit was reached within it (or on the day's own row).
+    ///
+    /// The day's row is not the count: rows are keyed by the calendar day in the zone of the run
+    /// that wrote them, and the same date names different hours in different zones.
+    static func dayUse(_ db: SQLiteConnection, key: String, day: QuotaDay) throws(StoreError) -> (Int, Date?) {
+        let row = try db.cached(
+            "SELECT exhausted_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
+        ).query([.text(key), .text(day.key)]) { $0.text(0) }.first
+        let minutes = day.minutes
+        let sent =
+            try db.cached(
+                "SELECT coalesce(sum(calls), 0) FROM quota_calls WHERE key_fingerprint = ? AND minute >= ? AND minute < ?"
+            ).query([.text(key), .integer(minutes.lowerBound), .integer(minutes.upperBound)]) { $0.int(0) ?? 0 }
+            .first ?? 0
+        var exhausted = row ?? nil
+        if exhausted == nil {
+            // "Limit reached" seen within this day by a run in another zone.
+            exhausted =
+                try db.cached(
+                    "SELECT min(exhausted_at) FROM quota_ledger WHERE key_fingerprint = ? AND exhausted_at >= ?"
+                        + " AND exhausted_at < ?"
+                ).query([.text(key), .text(Timestamp.format(day.start)), .text(Timestamp.format(day.nextReset))]) {
+                    $0.text(0)
+                }.first ?? nil
+        }
+        return (sent, exhausted.flatMap(Timestamp.parse))
+    }
+
+    /// Records that OMDb answered "limit reached" for `key` on `day` (the day it was observed on):
+    /// no more calls that day. The day's row is made when it has none yet (the first call after a
+    /// midnight can be the one that is refused), so the mark always lands.
+    public func markExhausted(key: String, day: String, dailyLimit: Int = 0, at instant: Date) throws(StoreError) {
         try withConnection { c throws(StoreError) in
-            try c.db.prepare(
-                "UPDATE quota_ledger SET exhausted_at = coalesce(exhausted_at, ?)"
-                    + " WHERE key_fingerprint = ? AND quota_day = ?"
-            ).run([.text(Timestamp.format(instant)), .text(key), .text(day)])
+            try c.db.transaction { () throws(StoreError) in
+                try c.db.prepare(
+                    "INSERT OR IGNORE INTO quota_ledger (key_fingerprint, quota_day, daily_limit) VALUES (?, ?, ?)"
+                ).run([.text(key), .text(day), .integer(dailyLimit)])
+                try c.db.prepare(
+                    "UPDATE quota_ledger SET exhausted_at = coalesce(exhausted_at, ?)"
+                        + " WHERE key_fingerprint = ? AND quota_day = ?"
+                ).run([.text(Timestamp.format(instant)), .text(key), .text(day)])
+            }
         }
     }
 
@@ -70,37 +130,101 @@ extension CacheStore {
         }
     }
 
-    /// The ledger entry for `key` on `day`, if any call was reserved that day.
-    public func ledger(key: String, day: String) throws(StoreError) -> LedgerEntry? {
+    /// The ledger entry for `key` on `day`, if any call was counted or a limit was seen within it;
+    /// its use counts calls sent within the day by runs in any quota time zone.
+    public func ledger(key: String, day: QuotaDay) throws(StoreError) -> LedgerEntry? {
         try withConnection { c throws(StoreError) in
-            try c.db.prepare(
-                "SELECT used, daily_limit, exhausted_at, reset_observed_at FROM quota_ledger"
-                    + " WHERE key_fingerprint = ? AND quota_day = ?"
-            ).query([.text(key), .text(day)]) { row in
-                LedgerEntry(
-                    keyFingerprint: key, day: day, used: row.int(0) ?? 0, dailyLimit: row.int(1) ?? 0,
-                    exhaustedAt: row.text(2).flatMap(Timestamp.parse),
-                    resetObservedAt: row.text(3).flatMap(Timestamp.parse))
-            }.first
+            // Cached: `quota` and the metrics file read a month of days, one at a time.
+            let row = try c.db.cached(
+                "SELECT daily_limit, reset_observed_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
+            ).query([.text(key), .text(day.key)]) { ($0.int(0) ?? 0, $0.text(1).flatMap(Timestamp.parse)) }.first
+            let (used, exhaustedAt) = try Self.dayUse(c.db, key: key, day: day)
+            guard row != nil || used > 0 || exhaustedAt != nil else { return nil }
+            return LedgerEntry(
+                keyFingerprint: key, day: day.key, used: used, dailyLimit: row?.0 ?? 0, exhaustedAt: exhaustedAt,
+                resetObservedAt: row?.1)
         }
     }
 
     /// Today's ledger entry for planning: `key`'s, or without a key the busiest key's.
-    public func ledgerForPlanning(key: String?, day: String) throws(StoreError) -> LedgerEntry? {
+    public func ledgerForPlanning(key: String?, day: QuotaDay) throws(StoreError) -> LedgerEntry? {
         if let key { return try ledger(key: key, day: day) }
-        let busiest = try withConnection { c throws(StoreError) in
-            try c.db.prepare("SELECT key_fingerprint FROM quota_ledger WHERE quota_day = ? ORDER BY used DESC LIMIT 1")
-                .query([.text(day)]) { $0.text(0) }.first ?? nil
+        let minutes = day.minutes
+        let keys = try withConnection { c throws(StoreError) in
+            try c.db.prepare(
+                "SELECT key_fingerprint FROM quota_ledger WHERE quota_day = ?1 UNION"
+                    + " SELECT key_fingerprint FROM quota_calls WHERE minute >= ?2 AND minute < ?3"
+            ).query([.text(day.key), .integer(minutes.lowerBound), .integer(minutes.upperBound)]) { $0.text(0) ?? "" }
         }
-        return try busiest.flatMap { (key) throws(StoreError) in try ledger(key: key, day: day) }
+        // An exhausted key leaves nothing, so it is the busiest whatever its count.
+        func weight(_ entry: LedgerEntry) -> (Int, Int) { (entry.exhaustedAt == nil ? 0 : 1, entry.used) }
+        var busiest: LedgerEntry?
+        for key in keys {
+            guard let entry = try ledger(key: key, day: day) else { continue }
+            if let b = busiest, weight(b) >= weight(entry) { continue }
+            busiest = entry
+        }
+        return busiest
     }
 
-    /// Starts a run record and returns its id.
+    /// Renames `legacy` (a key's four-hex-digit name from before ``KeyFingerprint``) to `full` in the
+    /// ledger and the runs, adding its counts to any the new name has; `false` when there was nothing.
+    ///
+    /// A four-digit name is shared by one key in 65,536: whichever key sharing it warms first takes
+    /// its rows, which were already one budget for all of them.
+    @discardableResult
+    public func adoptLegacyFingerprint(_ legacy: String, as full: String) throws(StoreError) -> Bool {
+        guard legacy != full else { return false }
+        return try withConnection { c throws(StoreError) in
+            let any = try c.db.prepare(
+                "SELECT 1 FROM quota_ledger WHERE key_fingerprint = ?1 UNION ALL"
+                    + " SELECT 1 FROM runs WHERE key_fingerprint = ?1 LIMIT 1"
+            ).query([.text(legacy)]) { $0.int(0) }
+            guard !any.isEmpty else { return false }
+            try c.db.transaction { () throws(StoreError) in
+                try c.db.prepare(
+                    """
+                    INSERT INTO quota_ledger (key_fingerprint, quota_day, used, daily_limit, exhausted_at, reset_observed_at)
+                    SELECT ?2, quota_day, used, daily_limit, exhausted_at, reset_observed_at FROM quota_ledger
+                    WHERE key_fingerprint = ?1
+                    ON CONFLICT DO UPDATE SET used = used + excluded.used,
+                        exhausted_at = coalesce(exhausted_at, excluded.exhausted_at),
+                        reset_observed_at = coalesce(reset_observed_at, excluded.reset_observed_at)
+                    """
+                ).run([.text(legacy), .text(full)])
+                try c.db.prepare(
+                    """
+                    INSERT INTO quota_calls (key_fingerprint, minute, calls)
+                    SELECT ?2, minute, calls FROM quota_calls WHERE key_fingerprint = ?1
+                    ON CONFLICT DO UPDATE SET calls = calls + excluded.calls
+                    """
+                ).run([.text(legacy), .text(full)])
+                for table in ["quota_ledger", "quota_calls"] {
+                    try c.db.prepare("DELETE FROM \(table) WHERE key_fingerprint = ?").run([.text(legacy)])
+                }
+                try c.db.prepare("UPDATE runs SET key_fingerprint = ?2 WHERE key_fingerprint = ?1")
+                    .run([.text(legacy), .text(full)])
+            }
+            return true
+        }
+    }
+
+    /// Starts a run record and returns its id, first closing every run left unfinished.
+    ///
+    /// Only the holder of the run lock begins a run, so an unfinished one is a run that was killed
+    /// (SIGKILL, power loss): it is closed as `killed`, at `startedAt`, with the calls the ledger
+    /// counted for it (its reservations, which may over-count by what was unsent, never under).
     public func beginRun(startedAt: Date, key: String) throws(StoreError) -> Int {
         try withConnection { c throws(StoreError) in
-            try c.db.prepare("INSERT INTO runs (started_at, key_fingerprint) VALUES (?, ?)")
-                .run([.text(Timestamp.format(startedAt)), .text(key)])
-            return try c.db.prepare("SELECT last_insert_rowid()").query { $0.int(0) ?? 0 }.first ?? 0
+            try c.db.transaction { () throws(StoreError) in
+                try c.db.prepare(
+                    "UPDATE runs SET finished_at = ?, outcome = 'killed', calls = reserved_calls"
+                        + " WHERE finished_at IS NULL"
+                ).run([.text(Timestamp.format(startedAt))])
+                try c.db.prepare("INSERT INTO runs (started_at, key_fingerprint) VALUES (?, ?)")
+                    .run([.text(Timestamp.format(startedAt)), .text(key)])
+                return try c.db.prepare("SELECT last_insert_rowid()").query { $0.int(0) ?? 0 }.first ?? 0
+            }
         }
     }
 

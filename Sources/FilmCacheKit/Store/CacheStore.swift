@@ -14,9 +14,25 @@ public final class CacheStore: Sendable {
     private let logger: Logger
 
     /// Opens the database at `path`, creating it when absent and migrating an older schema in place.
-    public init(path: String, logger: Logger) throws(StoreError) {
+    ///
+    /// With `readOnly` the file is opened read-only and never created, changed or migrated (a
+    /// reader in the cache's group needs no write permission); a file whose schema is older than
+    /// this build's is then opened read-write to migrate it, if it can be.
+    public init(path: String, logger: Logger, readOnly: Bool = false) throws(StoreError) {
         self.path = path
         self.logger = logger
+        if readOnly {
+            let db = try SQLiteConnection(path: path, readOnly: true, create: false)
+            sqlite3_busy_timeout(db.handle, 10_000)
+            let found = try Self.currentVersion(db)
+            if found == Schema.currentVersion {
+                self.state = Mutex(try Connection(db))
+                return
+            }
+            guard found < Schema.currentVersion else {
+                throw .newerSchema(path: db.path, found: found, supported: Schema.currentVersion)
+            }
+        }
         let db = try SQLiteConnection(path: path)
         // A busy timeout turns short lock waits (another warm committing, a reader checkpointing)
         // into waits instead of "database is locked" errors.
@@ -25,6 +41,11 @@ public final class CacheStore: Sendable {
         // handler for it, so two processes opening a fresh file at once retry here.
         try Self.retryingWhileBusy { () throws(StoreError) in try db.execute("PRAGMA journal_mode = WAL") }
         try db.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+        // The -wal and -shm files stay when the last connection closes, with the modes the writer
+        // gave them: a reader in the cache's group then opens the file read-only at any time,
+        // with no need to create them in a directory it cannot write.
+        var persist: Int32 = 1
+        sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         try Self.migrate(db, logger: logger)
         self.state = Mutex(try Connection(db))
     }
@@ -74,9 +95,10 @@ public final class CacheStore: Sendable {
         }
     }
 
-    /// Commits one batch of results in a single transaction: films upserted, negative answers recorded.
+    /// Commits one batch of results in a single transaction: films upserted, negative answers and aliases recorded.
     ///
-    /// A film that arrives clears any earlier not-found or failure entry for its ID.
+    /// A film that arrives clears any earlier not-found or failure entry for its ID, and any alias
+    /// under its ID; an alias clears the asked ID's negative entry.
     public func write(_ batch: WriteBatch) throws(StoreError) {
         guard !batch.isEmpty else { return }
         try withConnection { c throws(StoreError) in
@@ -85,7 +107,18 @@ public final class CacheStore: Sendable {
                     try c.upsertFilm.run(FilmRow.values(for: film))
                 }
                 if !batch.films.isEmpty {
-                    try c.deleteLookups.run([.text(JSONText.array(batch.films.map(\.imdbID)))])
+                    let ids = JSONText.array(batch.films.map(\.imdbID))
+                    try c.deleteLookups.run([.text(ids)])
+                    // A film that now answers for itself is no longer an alias of another.
+                    try c.deleteAliases.run([.text(ids)])
+                }
+                for alias in batch.aliases {
+                    try c.upsertAlias.run([
+                        .text(alias.askedID), .text(alias.imdbID), .text(Timestamp.format(alias.recordedAt)),
+                    ])
+                }
+                if !batch.aliases.isEmpty {
+                    try c.deleteLookups.run([.text(JSONText.array(batch.aliases.map(\.askedID)))])
                 }
                 for lookup in batch.lookups {
                     try c.upsertLookup.run([
@@ -176,6 +209,14 @@ public final class CacheStore: Sendable {
         )
     }
 
+    /// The ID `imdbID` is an alias of (OMDb answers it with that title's body), if it is one.
+    public func aliasTarget(of imdbID: String) throws(StoreError) -> String? {
+        try withConnection { c throws(StoreError) in
+            try c.db.prepare("SELECT imdb_id FROM aliases WHERE asked_id = ?").query([.text(imdbID)]) { $0.text(0) }
+                .first ?? nil
+        }
+    }
+
     /// The cached film with this ID, or `nil` when the cache has none.
     public func film(_ imdbID: String) throws(StoreError) -> IMDBFilm? {
         try withConnection { c throws(StoreError) in
@@ -217,6 +258,8 @@ public final class CacheStore: Sendable {
         let db: SQLiteConnection
         let upsertFilm: SQLiteStatement
         let deleteLookups: SQLiteStatement
+        let deleteAliases: SQLiteStatement
+        let upsertAlias: SQLiteStatement
         let upsertLookup: SQLiteStatement
         let insertWorklist: SQLiteStatement
         let selectStates: SQLiteStatement
@@ -233,6 +276,11 @@ public final class CacheStore: Sendable {
                     + ") ON CONFLICT (imdb_id) DO UPDATE SET \(updates)")
             // One statement per batch clears the negative answers of every film that arrived.
             deleteLookups = try db.prepare("DELETE FROM lookups WHERE imdb_id IN (SELECT value FROM json_each(?))")
+            deleteAliases = try db.prepare("DELETE FROM aliases WHERE asked_id IN (SELECT value FROM json_each(?))")
+            upsertAlias = try db.prepare(
+                "INSERT INTO aliases (asked_id, imdb_id, recorded_at) VALUES (?, ?, ?)"
+                    + " ON CONFLICT (asked_id) DO UPDATE SET imdb_id = excluded.imdb_id, recorded_at = excluded.recorded_at"
+            )
             upsertLookup = try db.prepare(
                 """
                 INSERT INTO lookups (imdb_id, status, message, http_status, attempts, first_seen_at,
@@ -269,7 +317,8 @@ public final class CacheStore: Sendable {
                 SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at, l.attempts,
                        f.type, f.year_start, f.year_end, f.released, w.position, w.demand
                 FROM temp.worklist AS w
-                LEFT JOIN films AS f ON f.imdb_id = w.imdb_id
+                LEFT JOIN aliases AS a ON a.asked_id = w.imdb_id
+                LEFT JOIN films AS f ON f.imdb_id = coalesce(a.imdb_id, w.imdb_id)
                 LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
                 """)
             insertDue = try db.prepare(
@@ -285,16 +334,37 @@ public final class CacheStore: Sendable {
 public struct WriteBatch: Sendable {
     public var films: [IMDBFilm] = []
     public var lookups: [LookupRecord] = []
+    public var aliases: [FilmAlias] = []
 
-    public init(films: [IMDBFilm] = [], lookups: [LookupRecord] = []) {
+    public init(films: [IMDBFilm] = [], lookups: [LookupRecord] = [], aliases: [FilmAlias] = []) {
         self.films = films
         self.lookups = lookups
+        self.aliases = aliases
     }
 
     /// Whether there is nothing to write.
-    public var isEmpty: Bool { films.isEmpty && lookups.isEmpty }
-    /// Films plus lookups.
-    public var count: Int { films.count + lookups.count }
+    public var isEmpty: Bool { films.isEmpty && lookups.isEmpty && aliases.isEmpty }
+    /// Films plus lookups plus aliases.
+    public var count: Int { films.count + lookups.count + aliases.count }
+}
+
+/// An ID OMDb answered with another title's body: IMDb merged `askedID` into `imdbID`.
+///
+/// The film is stored under `imdbID` only; the alias makes `show` and the plan follow it, so
+/// the asked ID is not fetched again while that film is fresh.
+public struct FilmAlias: Sendable, Equatable {
+    /// The ID that was asked for.
+    public var askedID: String
+    /// The ID the body names, under which the film is stored.
+    public var imdbID: String
+    /// When the answer came.
+    public var recordedAt: Date
+
+    public init(askedID: String, imdbID: String, recordedAt: Date) {
+        self.askedID = askedID
+        self.imdbID = imdbID
+        self.recordedAt = recordedAt
+    }
 }
 
 /// Why an ID is in `lookups` instead of `films`.

@@ -193,7 +193,9 @@ final class SQLiteStatement {
     /// Column `index` as text, `nil` when NULL.
     func text(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(statement, index) else { return nil }
-        return String(cString: pointer)
+        // By length, not up to the first NUL: a NUL inside a stored string is kept, not a cut.
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     /// Column `index` as an integer, `nil` when NULL.

@@ -142,5 +142,32 @@ enum Schema {
             FROM films AS f, json_each(f.ratings) AS j;
         CREATE INDEX lookups_status_next ON lookups (status, next_attempt_at);
         """,
+        // 3: IDs OMDb answers with another title's body (IMDb merged them), and which title.
+        """
+        CREATE TABLE aliases (
+            asked_id    TEXT PRIMARY KEY NOT NULL,
+            imdb_id     TEXT NOT NULL,
+            recorded_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX aliases_imdb_id ON aliases (imdb_id);
+        """,
+        // 4: the calls each run reserved, so a killed run is closed with what the ledger counted for it.
+        """
+        ALTER TABLE runs ADD COLUMN reserved_calls INTEGER NOT NULL DEFAULT 0;
+        """,
+        // 5: calls by the minute they were sent in, so a quota day in any time zone counts what was
+        // sent within it. A day's calls from before this version count at its noon UTC, which lies
+        // within that calendar day in every zone from UTC-12 to UTC+11.
+        """
+        CREATE TABLE quota_calls (
+            key_fingerprint TEXT NOT NULL,
+            minute          INTEGER NOT NULL,
+            calls           INTEGER NOT NULL,
+            PRIMARY KEY (key_fingerprint, minute)
+        ) WITHOUT ROWID;
+        INSERT INTO quota_calls (key_fingerprint, minute, calls)
+            SELECT key_fingerprint, CAST(strftime('%s', quota_day || ' 12:00:00') AS INTEGER) / 60, used
+            FROM quota_ledger WHERE used > 0;
+        """,
     ]
 }

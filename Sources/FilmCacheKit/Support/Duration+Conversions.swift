@@ -2,7 +2,7 @@ import Foundation
 
 extension Duration {
     /// The duration in seconds as a floating-point number.
-    var inSeconds: Double {
+    public var inSeconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }

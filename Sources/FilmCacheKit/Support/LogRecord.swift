@@ -55,23 +55,4 @@ struct LogRecord {
         case .dictionary(let values): .dictionary(values.mapValues { redacted($0) })
         }
     }
-
-    /// Writes `line` to standard error in one `write` call where it fits, so lines from threads do not interleave.
-    static func writeToStandardError(_ line: String) {
-        var bytes = Array(line.utf8)
-        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
-    }
 }

@@ -28,23 +28,28 @@ public final class RunLock: Sendable {
     }
 
     /// The lock file of the database at `databasePath`: the same path with `.lock` appended.
+    ///
+    /// `databasePath` is the database's one name (``DatabaseName/resolve(_:)``), so every alias
+    /// of the file shares this lock; the lock file itself is opened without following a symlink.
     public static func path(forDatabase databasePath: String) -> String { databasePath + ".lock" }
 
     /// Takes the lock of the database at `databasePath`.
     ///
     /// When another process holds it: without `wait`, throws ``RunLockError/held(path:pid:)`` at
     /// once; with `wait`, calls `onWait` once with the holder's process id (if it wrote one) and
-    /// blocks the calling thread until the lock is free.
+    /// blocks the calling thread until the lock is free, trying it every 100 ms, or until
+    /// `giveUp` says so (a stop signal): then throws ``RunLockError/gaveUp(path:)``.
     public static func acquire(
-        forDatabase databasePath: String, wait: Bool = false, onWait: (_ holder: Int32?) -> Void = { _ in }
+        forDatabase databasePath: String, wait: Bool = false, onWait: (_ holder: Int32?) -> Void = { _ in },
+        giveUp: () -> Bool = { false }
     ) throws(RunLockError) -> RunLock {
         let path = path(forDatabase: databasePath)
-        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         let openError = errno
         // flock needs no write access: a lock file another user created can still be locked.
-        if fd < 0, openError == EACCES { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        if fd < 0, openError == EACCES { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         guard fd >= 0 else { throw .unavailable(path: path, reason: String(cString: strerror(openError))) }
-        if !lock(fd, blocking: false) {
+        if !tryLock(fd) {
             guard errno == EWOULDBLOCK else {
                 let reason = String(cString: strerror(errno))
                 close(fd)
@@ -56,10 +61,18 @@ public final class RunLock: Sendable {
                 throw .held(path: path, pid: holder)
             }
             onWait(holder)
-            guard lock(fd, blocking: true) else {
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                throw .unavailable(path: path, reason: reason)
+            // Polled rather than a blocking flock: a signal that only sets a flag would not end it.
+            while !tryLock(fd) {
+                guard errno == EWOULDBLOCK else {
+                    let reason = String(cString: strerror(errno))
+                    close(fd)
+                    throw .unavailable(path: path, reason: reason)
+                }
+                if giveUp() {
+                    close(fd)
+                    throw .gaveUp(path: path)
+                }
+                usleep(100_000)
             }
         }
         writePID(fd)
@@ -75,9 +88,9 @@ public final class RunLock: Sendable {
         }
     }
 
-    /// flock, retried when a signal interrupts it.
-    private static func lock(_ fd: Int32, blocking: Bool) -> Bool {
-        while flock(fd, LOCK_EX | (blocking ? 0 : LOCK_NB)) != 0 {
+    /// A non-blocking flock, retried when a signal interrupts it; `false` with errno set when not taken.
+    private static func tryLock(_ fd: Int32) -> Bool {
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno != EINTR { return false }
         }
         return true
@@ -104,12 +117,15 @@ public enum RunLockError: Error, Equatable, CustomStringConvertible {
     case held(path: String, pid: Int32?)
     /// The lock file could not be opened or locked.
     case unavailable(path: String, reason: String)
+    /// Waiting for it ended because the run was asked to stop.
+    case gaveUp(path: String)
 
     /// What happened, naming the lock file.
     public var description: String {
         switch self {
         case .held(let path, let pid): "another warm holds \(path) (\(pid.map { "pid \($0)" } ?? "pid unknown"))"
         case .unavailable(let path, let reason): "cannot take the run lock \(path): \(reason)"
+        case .gaveUp(let path): "stopped while waiting for the run lock \(path); nothing was done"
         }
     }
 }

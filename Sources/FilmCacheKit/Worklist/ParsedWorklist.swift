@@ -39,12 +39,16 @@ public struct ParsedWorklist: Sendable, Equatable {
         lines.append(UInt32(clamping: line))
     }
 
-    /// Records `value` found at `line` as an entry when it is an IMDb title ID, else as a warning.
+    /// Records `value` found at `line` as an entry when it names an IMDb title (an ID, `TT` too, or an
+    /// IMDb title URL, as a text line would), else as a warning.
     ///
     /// `reason` says, for the warning, why the value was not taken.
     mutating func take(_ value: String, line: Int, reason: @autoclosure () -> String) {
+        // The common value, a bare ID, is taken as it is; anything else is read as a text line would be.
         if PlainTextWorklist.isIMDbID(value) {
             append(value, line: line)
+        } else if let id = PlainTextWorklist.imdbID(in: value.trimmingCharacters(in: .whitespaces)) {
+            append(id, line: line)
         } else {
             warnings.append(WorklistWarning(file: file, line: line, text: value, reason: reason()))
         }

@@ -1,6 +1,9 @@
 import Foundation
 
 /// Reads plain-text worklists: one ID or IMDb title URL a line, `#` comments, blank lines.
+///
+/// A line may also start with an ID and go on with text (`tt0068646 The Godfather`) or more IDs
+/// (`tt0468569,tt0050083`): it gives every ID among its fields. `TT` in capitals is read as `tt`.
 public enum PlainTextWorklist {
     /// What one file yielded; the same shape for every format.
     public typealias Parsed = ParsedWorklist
@@ -21,11 +24,11 @@ public enum PlainTextWorklist {
                 let text = String(decoding: lineBytes, as: UTF8.self)
                 let line = stripComment(Substring(text)).trimmingCharacters(in: .whitespacesAndNewlines)
                 if line.isEmpty { return }
-                if let id = imdbID(in: line) {
-                    parsed.append(id, line: number)
-                } else {
+                let ids = imdbIDs(in: line)
+                if ids.isEmpty {
                     parsed.warnings.append(WorklistWarning(file: file, line: number, text: line))
                 }
+                for id in ids { parsed.append(id, line: number) }
             }
         }
         return parsed
@@ -56,16 +59,45 @@ public enum PlainTextWorklist {
         return line
     }
 
-    /// The ID a line names: a bare `tt1234567` or an IMDb title URL; `nil` for anything else.
+    /// The ID a line names: a bare `tt1234567` (`TT` too) or an IMDb title URL, with or without a
+    /// language segment (`imdb.com/de/title/…`); `nil` for anything else.
     public static func imdbID(in line: String) -> String? {
-        if isIMDbID(line) { return line }
+        if let id = id(line[...]) { return id }
         // Searched in `line` itself: lowercasing can change a string's length, and then indices
         // found in the lowercased copy fall outside `line` (a crash) or on the wrong characters.
-        guard let range = line.range(of: "imdb.com/title/", options: .caseInsensitive) else { return nil }
-        let rest = line[range.upperBound...]
-        let candidate = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard isIMDbID(candidate), line[..<range.lowerBound].allSatisfy({ !$0.isWhitespace }) else { return nil }
-        return String(candidate)
+        guard let range = line.range(of: "imdb.com/", options: .caseInsensitive),
+            line[..<range.lowerBound].allSatisfy({ !$0.isWhitespace })
+        else { return nil }
+        var rest = line[range.upperBound...]
+        // A language segment: `de`, `pt-br`, `zh-hant` before `title/`.
+        let segment = rest.prefix { $0 != "/" }
+        if (2...7).contains(segment.count), segment.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }),
+            segment.lowercased() != "title"
+        {
+            rest = rest.dropFirst(segment.count + 1)
+        }
+        guard let title = rest.range(of: "title/", options: [.caseInsensitive, .anchored]) else { return nil }
+        return id(rest[title.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+    }
+
+    /// Every ID a line names: the one of ``imdbID(in:)``, or, for a line whose first field is an ID,
+    /// every ID among its fields (split at spaces, tabs, `,`, `;` and `|`); none for anything else.
+    public static func imdbIDs(in line: String) -> [String] {
+        if let id = imdbID(in: line) { return [id] }
+        let fields = line.split { $0 == " " || $0 == "\t" || $0 == "," || $0 == ";" || $0 == "|" }
+        guard let first = fields.first.flatMap(id) else { return [] }
+        return [first] + fields.dropFirst().compactMap(id)
+    }
+
+    /// `text` as an ID, `TT` read as `tt`; `nil` when it is not one.
+    static func id(_ text: Substring) -> String? {
+        if isIMDbID(text) { return String(text) }
+        let head = text.utf8.prefix(2)
+        guard head.count == 2, head.allSatisfy({ $0 == UInt8(ascii: "T") || $0 == UInt8(ascii: "t") }) else {
+            return nil
+        }
+        let lowered = "tt" + text.dropFirst(2)
+        return isIMDbID(lowered) ? lowered : nil
     }
 
     /// `tt` followed by 7 to 10 ASCII digits.

@@ -65,20 +65,42 @@ public struct Worklist: Sendable, Equatable {
     public static func read(paths: [String], format: WorklistFormat = .auto) throws(WorklistError) -> Worklist {
         var merged = Worklist()
         for path in paths {
-            let parsed: ParsedWorklist
-            do {
-                // The file's bytes are let go as soon as it is parsed.
-                let data = try Data(contentsOf: URL(fileURLWithPath: path))
-                parsed = try format.parse(data, file: path)
-            } catch let error as WorklistError {
-                throw error
-            } catch {
-                throw .unreadable(path: path, reason: FileReadFailure.reason(error))
-            }
+            // The file's bytes are let go as soon as it is parsed.
+            let parsed = try format.parse(try contents(of: path), file: path)
             guard parsed.packedIDs.count > 0 else { throw .noIDs(path: path, warnings: parsed.warnings.count) }
             merged.append(parsed)
         }
         return merged
+    }
+
+    /// The bytes of a regular file, or of a pipe read to its end (`warm <(query-ids)`, a FIFO);
+    /// a directory or a device (which could be endless, like /dev/zero) is refused by what it is.
+    static func contents(of path: String) throws(WorklistError) -> Data {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        let kind = info.st_mode & S_IFMT
+        do {
+            switch kind {
+            case S_IFREG:
+                return try Data(contentsOf: URL(fileURLWithPath: path))
+            case S_IFIFO:
+                guard let handle = FileHandle(forReadingAtPath: path) else {
+                    throw WorklistError.unreadable(path: path, reason: String(cString: strerror(errno)))
+                }
+                defer { try? handle.close() }
+                return try handle.readToEnd() ?? Data()
+            default:
+                let what =
+                    kind == S_IFDIR ? "a directory" : kind == S_IFCHR || kind == S_IFBLK ? "a device" : "a socket"
+                throw WorklistError.unreadable(path: path, reason: "it is \(what), not a file or a pipe")
+            }
+        } catch let error as WorklistError {
+            throw error
+        } catch {
+            throw .unreadable(path: path, reason: FileReadFailure.reason(error))
+        }
     }
 }
 

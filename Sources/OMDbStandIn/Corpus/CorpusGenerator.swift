@@ -1,4 +1,5 @@
 import Foundation
+import SplitMix
 
 /// Generates a deterministic corpus of realistic OMDb film bodies from a seed.
 ///

@@ -1,3 +1,5 @@
+import SplitMix
+
 /// Draws one film's fields in OMDb's key order and renders them as OMDb's compact JSON.
 struct FilmFieldGenerator {
     /// The word lists.

@@ -21,12 +21,31 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case malformed
     /// HTTP 200 `{"Response":"False","Error":"Error getting data."}`, OMDb's transient error.
     case errorGettingData = "error-getting-data"
+    /// HTTP 403 with an HTML block page (a CDN's bot check): not an OMDb answer.
+    case html403 = "html-403"
+    /// HTTP 404 with an HTML page (a proxy or a wrong path): not an OMDb answer.
+    case html404 = "html-404"
+    /// HTTP 302 to another site: not an OMDb answer.
+    case redirect302 = "302"
+    /// HTTP 200 `{"Response":"True"}` and nothing else: no film in it.
+    case emptyFilm = "empty-film"
+    /// HTTP 200 with another film's body (IMDb merged the asked ID into another title).
+    case wrongID = "wrong-id"
+    /// HTTP 200 with the film's body, its Title holding a NUL (`\u0000`).
+    case nul
 
-    /// Parses a comma-separated list such as `500,reset,429-retry-after`; `all` enables every kind.
+    /// The faults a real OMDb shows now and then, worth retrying: what `all` enables. The others
+    /// are answers of something that is not OMDb, or odd bodies, each asked for by name.
+    public static let transientKinds: [FaultKind] = [
+        .internalServerError, .serviceUnavailable, .tooManyRequests, .tooManyRequestsRetryAfter,
+        .serviceUnavailableRetryAfter, .reset, .truncate, .malformed, .errorGettingData,
+    ]
+
+    /// Parses a comma-separated list such as `500,reset,429-retry-after`; `all` enables the transient kinds.
     public static func parseList(_ text: String) throws(FaultListError) -> [FaultKind] {
         var kinds: [FaultKind] = []
         for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-            if name == "all" { return allCases }
+            if name == "all" { return transientKinds }
             guard let kind = FaultKind(rawValue: name) else { throw FaultListError(name: name) }
             if !kinds.contains(kind) { kinds.append(kind) }
         }

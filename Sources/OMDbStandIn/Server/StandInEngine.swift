@@ -1,4 +1,5 @@
 import Foundation
+import SplitMix
 
 /// What the connection should do with one request: answer, answer with a cut body, or reset.
 struct StandInReply: Sendable {
@@ -50,6 +51,8 @@ final class StandInEngine: Sendable {
     }
 
     private let corpus: FilmCorpus
+    /// The corpus's IDs in order, for the `wrong-id` fault.
+    private let sortedIDs: [String]
     private let keyIndex: [String: Int]
     private let fingerprints: [String]
     private let state: Locked<State>
@@ -57,6 +60,7 @@ final class StandInEngine: Sendable {
     /// Creates an engine for the configured keys, corpus and behaviour.
     init(configuration: StandInConfiguration) {
         corpus = configuration.corpus
+        sortedIDs = configuration.corpus.entries.keys.sorted()
         var keyIndex: [String: Int] = [:]
         for (index, key) in configuration.apiKeys.enumerated() where keyIndex[key] == nil {
             keyIndex[key] = index
@@ -164,7 +168,8 @@ final class StandInEngine: Sendable {
                 state.keyCounters[index].faults += 1
                 state.faultsByKind[fault.rawValue, default: 0] += 1
                 return StandInReply(
-                    action: Self.action(for: fault, body: lookup.response.body), delayMilliseconds: delay)
+                    action: action(for: fault, body: lookup.response.body, id: request.query["i"]),
+                    delayMilliseconds: delay)
             }
             switch lookup.outcome {
             case .film: state.keyCounters[index].films += 1
@@ -198,7 +203,7 @@ final class StandInEngine: Sendable {
         return state.faultGenerator.pick(behaviour.faults)
     }
 
-    private static func action(for fault: FaultKind, body: [UInt8]) -> StandInReply.Action {
+    private func action(for fault: FaultKind, body: [UInt8], id: String?) -> StandInReply.Action {
         switch fault {
         case .internalServerError: .respond(.text("Internal Server Error", status: 500))
         case .serviceUnavailable: .respond(.text("Service Unavailable", status: 503))
@@ -211,6 +216,42 @@ final class StandInEngine: Sendable {
         case .truncate: .truncate(HTTPResponse(status: 200, body: body))
         case .malformed: .respond(HTTPResponse(status: 200, body: Array(body.prefix(max(1, body.count / 2)))))
         case .errorGettingData: .respond(.omdbError("Error getting data."))
+        case .html403:
+            .respond(
+                HTTPResponse(
+                    status: 403, contentType: "text/html; charset=UTF-8", extraHeaders: [],
+                    body: Array(Self.blockPage.utf8)))
+        case .html404:
+            .respond(
+                HTTPResponse(
+                    status: 404, contentType: "text/html", extraHeaders: [],
+                    body: Array("<html><head><title>404 Not Found</title></head><body>Not Found</body></html>\n".utf8)))
+        case .redirect302:
+            .respond(.text("Found", status: 302, extraHeaders: [("Location", "http://omdb.example/elsewhere")]))
+        case .emptyFilm: .respond(HTTPResponse(status: 200, body: Array(#"{"Response":"True"}"#.utf8)))
+        case .wrongID: .respond(HTTPResponse(status: 200, body: otherBody(than: id) ?? body))
+        case .nul:
+            .respond(
+                HTTPResponse(
+                    status: 200,
+                    body: Array(
+                        String(decoding: body, as: UTF8.self)
+                            .replacingOccurrences(of: #""Title":""#, with: #""Title":"NUL\u0000"#).utf8)))
         }
+    }
+
+    /// A CDN's bot-check page, as a block at OMDb's address would look.
+    static let blockPage = """
+        <!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title></head>
+        <body><h1>Sorry, you have been blocked</h1><p>Ray ID: 8f3a1b2c</p></body></html>
+
+        """
+
+    /// The body of the film after `id` in ID order (the first after the last): what OMDb sends when
+    /// IMDb merged `id` into another title.
+    private func otherBody(than id: String?) -> [UInt8]? {
+        guard !sortedIDs.isEmpty else { return nil }
+        let index = id.flatMap { id in sortedIDs.firstIndex { $0 > id } } ?? 0
+        return corpus.body(forID: sortedIDs[index % sortedIDs.count])
     }
 }

@@ -24,7 +24,7 @@ struct JobOptions: ParsableArguments {
             return try JobFile.load(path: path, environment: ProcessInfo.processInfo.environment)
         } catch {
             for message in error.messages.dropLast() {
-                FileHandle.standardError.write(Data("filmcache: \(message)\n".utf8))
+                StandardError.write("filmcache: \(message)")
             }
             throw fail(error.messages.last ?? error.description, status: ExitStatus.configuration)
         }

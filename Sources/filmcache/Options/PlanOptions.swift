@@ -2,10 +2,48 @@ import ArgumentParser
 import FilmCacheKit
 import Foundation
 
-/// Flags that shape a plan: freshness and the daily budget. Shared by `warm`, `plan` and `stats`.
+/// Flags that shape a plan: freshness and the daily budget. Shared by `warm` and `plan`; `stats`
+/// takes only the freshness half and `quota` only the budget half, so no command lists a flag
+/// it ignores.
 ///
 /// Every flag is optional so that a job file's value stands unless the flag is given.
 struct PlanOptions: ParsableArguments {
+    @OptionGroup var freshness: FreshnessOptions
+
+    @OptionGroup var budget: BudgetOptions
+
+    /// Applies the job file's values, then the flags given over them.
+    func apply(to settings: inout PlanSettings, job: JobFile?) {
+        Self.apply(job: job, to: &settings, add)
+    }
+
+    /// The default settings with the job file's values and then the flags given applied.
+    func settings(job: JobFile?) -> PlanSettings { Self.settings(job: job, add) }
+
+    /// The flags given, as overrides of the plan settings.
+    func add(to overrides: inout PlanOverrides) {
+        freshness.add(to: &overrides)
+        budget.add(to: &overrides)
+    }
+
+    /// Applies the job file's values to `settings`, then the overrides `add` sets.
+    static func apply(job: JobFile?, to settings: inout PlanSettings, _ add: (inout PlanOverrides) -> Void) {
+        job?.plan.apply(to: &settings)
+        var overrides = PlanOverrides()
+        add(&overrides)
+        overrides.apply(to: &settings)
+    }
+
+    /// The default settings with the job file's values and then the overrides `add` sets.
+    static func settings(job: JobFile?, _ add: (inout PlanOverrides) -> Void) -> PlanSettings {
+        var settings = PlanSettings()
+        apply(job: job, to: &settings, add)
+        return settings
+    }
+}
+
+/// Which cached answers are still good.
+struct FreshnessOptions: ParsableArguments {
     @Option(help: "Days a cached title stays fresh (neither recent nor old). Default 30.")
     var ttlDays: Double?
 
@@ -24,6 +62,29 @@ struct PlanOptions: ParsableArguments {
     @Option(help: "Days a not-found answer stands before the ID is asked again. Default 30.")
     var notFoundTtlDays: Double?
 
+    func validate() throws {
+        try SettingFlags.check([
+            .ttlDays: ttlDays, .recentTTLDays: recentTtlDays, .recentWindowDays: recentWindowDays,
+            .oldTTLDays: oldTtlDays, .oldAfterYears: oldAfterYears, .notFoundTTLDays: notFoundTtlDays,
+        ])
+    }
+
+    /// The flags given, as overrides of the plan settings.
+    func add(to overrides: inout PlanOverrides) {
+        overrides.ttlDays = ttlDays
+        overrides.recentTTLDays = recentTtlDays
+        overrides.recentWindowDays = recentWindowDays
+        overrides.oldTTLDays = oldTtlDays
+        overrides.oldAfterYears = oldAfterYears
+        overrides.notFoundTTLDays = notFoundTtlDays
+    }
+
+    /// The default settings with the job file's values and then these flags applied.
+    func settings(job: JobFile?) -> PlanSettings { PlanOptions.settings(job: job, add) }
+}
+
+/// The daily budget: the key's limit, the reserve kept for the apps, and when the quota day turns.
+struct BudgetOptions: ParsableArguments {
     @Option(help: "OMDb's daily request limit for this key. Default 1000.")
     var dailyLimit: Int?
 
@@ -34,45 +95,19 @@ struct PlanOptions: ParsableArguments {
     var quotaTimezone: String?
 
     func validate() throws {
-        for (flag, value) in [
-            ("--ttl-days", ttlDays), ("--recent-ttl-days", recentTtlDays), ("--recent-window-days", recentWindowDays),
-            ("--old-ttl-days", oldTtlDays), ("--old-after-years", oldAfterYears),
-            ("--not-found-ttl-days", notFoundTtlDays),
-        ] {
-            if let value, !(value >= 0) { throw ValidationError("\(flag) cannot be negative") }
-        }
-        if let dailyLimit, dailyLimit < 0 { throw ValidationError("--daily-limit cannot be negative") }
-        if let reserve, !(0..<100).contains(reserve) { throw ValidationError("--reserve must be 0 to 99 percent") }
+        try SettingFlags.check([.dailyLimit: dailyLimit.map(Double.init), .reserve: reserve])
         if let quotaTimezone, TimeZone(identifier: quotaTimezone) == nil {
             throw ValidationError("--quota-timezone: unknown time zone '\(quotaTimezone)'")
         }
     }
 
     /// The flags given, as overrides of the plan settings.
-    var overrides: PlanOverrides {
-        var overrides = PlanOverrides()
-        overrides.ttlDays = ttlDays
-        overrides.recentTTLDays = recentTtlDays
-        overrides.recentWindowDays = recentWindowDays
-        overrides.oldTTLDays = oldTtlDays
-        overrides.oldAfterYears = oldAfterYears
-        overrides.notFoundTTLDays = notFoundTtlDays
+    func add(to overrides: inout PlanOverrides) {
         overrides.dailyLimit = dailyLimit
         overrides.reservePercent = reserve
         overrides.quotaTimeZone = quotaTimezone.flatMap { TimeZone(identifier: $0) }
-        return overrides
     }
 
-    /// Applies the job file's values, then the flags given over them.
-    func apply(to settings: inout PlanSettings, job: JobFile?) {
-        job?.plan.apply(to: &settings)
-        overrides.apply(to: &settings)
-    }
-
-    /// The default settings with the job file's values and then the flags given applied.
-    func settings(job: JobFile?) -> PlanSettings {
-        var settings = PlanSettings()
-        apply(to: &settings, job: job)
-        return settings
-    }
+    /// The default settings with the job file's values and then these flags applied.
+    func settings(job: JobFile?) -> PlanSettings { PlanOptions.settings(job: job, add) }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FilmCacheKit
 import Foundation
 
 /// The current time for a command: the wall clock, or the instant pinned by `FILMCACHE_NOW`.
@@ -20,18 +21,33 @@ enum ReferenceTime {
                 "\(variable) must be an ISO 8601 instant such as 2026-11-21T12:00:00Z", status: ExitStatus.configuration
             )
         }
-        FileHandle.standardError.write(Data("filmcache: \(variable) pins the time to \(text) (a testing aid)\n".utf8))
+        StandardError.write("filmcache: \(variable) pins the time to \(text) (a testing aid)")
         return date
     }
 
-    /// A clock for the library: the pinned instant every time, or the wall clock.
+    /// The environment variable that starts a running clock at an instant.
+    static let startVariable = "FILMCACHE_CLOCK_START"
+
+    /// A clock for the library: the pinned instant every time, a clock started at
+    /// `FILMCACHE_CLOCK_START` and running at the wall clock's pace, or the wall clock.
+    ///
+    /// `FILMCACHE_CLOCK_START` is a testing aid like `FILMCACHE_NOW`: it lets a test start a warm
+    /// a few seconds before a quota day's midnight and watch it cross.
     static func clock() throws -> @Sendable () -> Date {
-        guard let date = try pinned() else { return { Date() } }
-        return { date }
+        if let date = try pinned() { return { date } }
+        guard let text = ProcessInfo.processInfo.environment[startVariable], !text.isEmpty else { return { Date() } }
+        guard let start = ISO8601DateFormatter().date(from: text) else {
+            throw fail(
+                "\(startVariable) must be an ISO 8601 instant such as 2026-11-21T23:59:58Z",
+                status: ExitStatus.configuration)
+        }
+        StandardError.write("filmcache: \(startVariable) starts the clock at \(text) (a testing aid)")
+        let offset = start.timeIntervalSince(Date())
+        return { Date().addingTimeInterval(offset) }
     }
 
-    /// The current time, pinned or not.
+    /// The current time, pinned, started at an instant, or the wall clock's.
     static func now() throws -> Date {
-        try pinned() ?? Date()
+        try clock()()
     }
 }

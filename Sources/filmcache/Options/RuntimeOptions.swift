@@ -29,11 +29,9 @@ struct RuntimeOptions: ParsableArguments {
     /// How often a terminal's progress line is redrawn.
     static let terminalInterval = Duration.milliseconds(250)
 
-    /// Rejects a time limit of zero and progress intervals too short to read.
+    /// Rejects a time limit out of its range and progress intervals too short to read.
     func validate() throws {
-        if let maxRuntime, maxRuntime.duration <= .zero {
-            throw ValidationError("--max-runtime must be more than zero")
-        }
+        try SettingFlags.check([.maxRuntime: maxRuntime?.duration.inSeconds])
         if let progressInterval, progressInterval.duration < .milliseconds(100) {
             throw ValidationError("--progress-interval must be at least 0.1 seconds")
         }

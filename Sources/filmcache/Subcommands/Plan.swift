@@ -9,12 +9,13 @@ extension FilmCacheCommand {
             discussion: """
                 Reads the worklists and the cache and prints what `warm` would do now: IDs
                 considered, fresh, to fetch (missing, then stale by how overdue × how many
-                worklists name them, then rows from an older normalizer), deferred for lack of
-                today's budget (and in how many quota days the backlog clears), and negative
-                answers still waiting. Today's use comes from the ledger of the key in
-                OMDB_API_KEY or --api-key-file; with no key, from the busiest key of the day.
-                An absent database is treated as empty and is not created. With --job, the job
-                file's worklists, database, key and budget are used; flags given override them.
+                worklists name them, then rows from an older normalizer), deferred for lack
+                of today's budget (and in how many quota days the backlog clears), and
+                negative answers still waiting. Today's use comes from the ledger of the key
+                in OMDB_API_KEY or --api-key-file; with no key, from the busiest key of the
+                day. An absent database is treated as empty and is not created. With --job,
+                the job file's worklists, database, key and budget are used; flags given
+                override them.
 
                 Examples:
                   filmcache plan --db films.sqlite Data/watchlist.txt
@@ -52,7 +53,7 @@ extension FilmCacheCommand {
 
         func run() async throws {
             let job = try jobOptions.load()
-            let logger = common.makeLogger(job: job)
+            let logger = try common.makeLogger(job: job)
             let worklists = try JobOptions.worklists(arguments: worklists, job: job)
             let fingerprint = try keyFingerprint(file: apiKeyFile, job: job)
             let now = try ReferenceTime.now()
@@ -71,7 +72,7 @@ extension FilmCacheCommand {
             if json {
                 print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids))
             } else {
-                print(PlanReport.text(night, keyFingerprint: fingerprint, database: common.database(job: job)))
+                print(PlanReport.text(night, keyFingerprint: fingerprint, database: try common.database(job: job)))
             }
         }
     }

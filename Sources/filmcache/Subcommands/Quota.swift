@@ -6,19 +6,22 @@ extension FilmCacheCommand {
     struct Quota: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the OMDb quota: today, the last 30 days, the observed reset, and the runs.",
+            usage: "filmcache quota [<options>]",
             discussion: """
-                Reads the quota ledger and the run history in the cache; never calls OMDb. The key
-                is the one in OMDB_API_KEY or --api-key-file, or --key by the fingerprint reports
-                print; with none of them, the busiest key in the ledger (most calls today, then in
-                the last 30 days). The limit is --daily-limit when given, else the one the key's
-                latest warm was run with; the reserve is --reserve (default 5%). The quota day
-                resets at midnight in --quota-timezone; the observed reset is the first OMDb answer
-                after a day that ran out. An absent database is read as empty and is not created.
+                Reads the quota ledger and the run history in the cache; never calls OMDb.
+                The key is the one in OMDB_API_KEY or --api-key-file, or --key by the
+                fingerprint reports print (or its first digits); with none of them, the busiest key in the ledger
+                (most calls today, then in the last 30 days). The limit is --daily-limit
+                when given, else the one the key's latest warm was run with; the reserve is
+                --reserve (default 5%). The quota day resets at midnight in
+                --quota-timezone; the observed reset is the first OMDb answer after a day
+                that ran out. An absent database is read as empty and is not created.
 
                 Examples:
                   filmcache quota --db films.sqlite
                   filmcache quota --db films.sqlite --json | jq '.left'
-                  filmcache quota --db films.sqlite --prometheus > /var/lib/node_exporter/filmcache_quota.prom
+                  filmcache quota --db films.sqlite --prometheus \\
+                    > /var/lib/prometheus/node-exporter/filmcache_quota.prom
                 """
         )
 
@@ -26,12 +29,12 @@ extension FilmCacheCommand {
 
         @OptionGroup var jobOptions: JobOptions
 
-        @OptionGroup(title: "Budget (the freshness flags are ignored here)") var planning: PlanOptions
+        @OptionGroup(title: "Budget") var planning: BudgetOptions
 
         @Option(help: "Read the API key from this file instead of OMDB_API_KEY (only its ledger is read).")
         var apiKeyFile: String?
 
-        @Option(name: .customLong("key"), help: "Show the key with this fingerprint (four hex digits).")
+        @Option(name: .customLong("key"), help: "Show the key with this fingerprint (the hex digits reports print).")
         var fingerprint: String?
 
         @Flag(help: "Print the quota as JSON.")
@@ -43,14 +46,14 @@ extension FilmCacheCommand {
         func validate() throws {
             if json && prometheus { throw ValidationError("--json and --prometheus exclude each other") }
             // Never echo the value: someone may have passed the key itself here.
-            if let fingerprint, fingerprint.count != 4 || !fingerprint.allSatisfy(\.isHexDigit) {
-                throw ValidationError("--key takes a key's fingerprint, the four hex digits reports print")
+            if let fingerprint, !KeyFingerprint.isWellFormed(fingerprint) {
+                throw ValidationError("--key takes a key's fingerprint, the hex digits reports print (4 to 64 of them)")
             }
         }
 
         func run() async throws {
             let job = try jobOptions.load()
-            let logger = common.makeLogger(job: job)
+            let logger = try common.makeLogger(job: job)
             let key = try fingerprint?.lowercased() ?? keyFingerprint(file: apiKeyFile, job: job)
             let now = try ReferenceTime.now()
             let settings = planning.settings(job: job)
@@ -63,12 +66,20 @@ extension FilmCacheCommand {
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
+            if fingerprint != nil, !status.keyInLedger {
+                // Never echo the value: it may be the key itself, which is eight hex digits too.
+                let known = status.otherKeys.map(KeyFingerprint.short)
+                throw fail(
+                    "--key names no key in the ledger"
+                        + (known.isEmpty ? " (it is empty)" : "; its keys: " + known.joined(separator: ", ")),
+                    status: ExitStatus.usage)
+            }
             if json {
                 print(QuotaReport.json(status))
             } else if prometheus {
                 print(QuotaReport.prometheus(status), terminator: "")
             } else {
-                print(QuotaReport.text(status, database: common.database(job: job)))
+                print(QuotaReport.text(status, database: try common.database(job: job)))
             }
         }
     }

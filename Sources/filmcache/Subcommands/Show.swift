@@ -1,11 +1,13 @@
 import ArgumentParser
 import FilmCacheKit
 import Foundation
+import Logging
 
 extension FilmCacheCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print one cached film. Reads the cache only; never calls OMDb.",
+            usage: "filmcache show [--db <db>] [--json] <imdb-id>",
             discussion: """
                 Exit status 1 when the film is not cached.
 
@@ -15,24 +17,58 @@ extension FilmCacheCommand {
                 """
         )
 
-        @OptionGroup var common: CommonOptions
+        @Option(name: .customLong("db"), help: "The cache database file. Default filmcache.sqlite.")
+        var databasePath: String = "filmcache.sqlite"
+
+        @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+        var logLevel: Logger.Level = .notice
 
         @Flag(help: "Print the canonical IMDBFilm JSON form.")
         var json = false
 
-        @Argument(help: "The imdbID, e.g. tt0172495.")
-        var imdbID: String
+        @Argument(help: "The imdbID, e.g. tt0172495, or an IMDb title URL.")
+        var title: String
+
+        /// The ID `title` names.
+        var imdbID: String { PlainTextWorklist.imdbID(in: title.trimmingCharacters(in: .whitespaces)) ?? title }
+
+        func validate() throws {
+            guard PlainTextWorklist.imdbID(in: title.trimmingCharacters(in: .whitespaces)) != nil else {
+                throw ValidationError(
+                    "\"\(LogText.escaped(title))\" is not an IMDb ID (tt and 7 to 10 digits) or an IMDb title URL")
+            }
+        }
 
         func run() async throws {
-            let database = common.database()
+            let imdbID = imdbID
+            let database: String
+            do {
+                database = try DatabaseName.resolve(databasePath)
+            } catch {
+                if case .notAFile = error { throw fail("--db: \(error.description)", status: ExitStatus.usage) }
+                throw fail(error.description, status: ExitStatus.configuration)
+            }
             guard FileManager.default.fileExists(atPath: database) else {
                 throw fail("no cache database at \(database)", status: 1)
             }
             let store: CacheStore
-            let film: IMDBFilm?
+            var film: IMDBFilm?
             do {
-                store = try CacheStore(path: database, logger: common.makeLogger())
+                store = try CacheStore(
+                    path: database,
+                    logger: Logger(label: "filmcache") {
+                        var handler = LineLogHandler(label: $0, format: .logfmt)
+                        handler.logLevel = logLevel
+                        return handler
+                    },
+                    readOnly: true)
                 film = try store.film(imdbID)
+                if film == nil, let target = try store.aliasTarget(of: imdbID) {
+                    // IMDb merged the asked ID into another title; OMDb answers it with that one.
+                    StandardError.write(
+                        "filmcache: \(imdbID) is an alias of \(target) (IMDb merged them); showing \(target)")
+                    film = try store.film(target)
+                }
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }

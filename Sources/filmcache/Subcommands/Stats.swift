@@ -7,10 +7,10 @@ extension FilmCacheCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show what the cache holds: size, films by type, freshness, fetch ages, negative answers.",
             discussion: """
-                Reads the cache only; never calls OMDb. Freshness is judged by the same TTL policy
-                as warm and plan (the freshness flags change it). With worklists, also shows how
-                many of their IDs are fresh, missing or stale. An absent database is read as empty
-                and is not created.
+                Reads the cache only; never calls OMDb. Freshness is judged by the same TTL
+                policy as warm and plan (the freshness flags change it). With worklists,
+                also shows how many of their IDs are fresh, missing or stale. An absent
+                database is read as empty and is not created.
 
                 Examples:
                   filmcache stats --db films.sqlite
@@ -25,7 +25,7 @@ extension FilmCacheCommand {
 
         @OptionGroup var worklistFormat: WorklistFormatOption
 
-        @OptionGroup(title: "Freshness (the budget flags are ignored here)") var planning: PlanOptions
+        @OptionGroup(title: "Freshness") var planning: FreshnessOptions
 
         @Flag(help: "Print the stats as JSON.")
         var json = false
@@ -35,7 +35,7 @@ extension FilmCacheCommand {
 
         func run() async throws {
             let job = try jobOptions.load()
-            let logger = common.makeLogger(job: job)
+            let logger = try common.makeLogger(job: job)
             let now = try ReferenceTime.now()
             let worklists = worklists.isEmpty ? job?.worklists ?? [] : worklists
             var worklist: Worklist?
@@ -45,10 +45,11 @@ extension FilmCacheCommand {
             }
             let settings = planning.settings(job: job)
             let store = try common.openForReading(logger: logger, job: job)
+            let database = try common.database(job: job)
             let stats: CacheStats
             do {
                 stats = try CacheStats.load(
-                    store: store, databasePath: common.database(job: job), settings: settings, worklist: worklist,
+                    store: store, databasePath: database, settings: settings, worklist: worklist,
                     now: now)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)

@@ -9,24 +9,31 @@ extension FilmCacheCommand {
             abstract: "Fetch what the worklists name and the cache lacks or holds stale.",
             discussion: """
                 Reads imdbIDs (one ID or IMDb title URL a line, # comments), skips films
-                fetched within --ttl-days, fetches the rest from OMDb under the daily budget,
-                and upserts them. Exit status: 0 done; 75 stopped early (budget, limit,
-                SIGINT/SIGTERM or --max-runtime, another warm running), the rest resumes next run; 65 bad worklist; 69 OMDb unreachable;
-                74 database error; 78 configuration (missing or rejected key, bad job file).
+                fetched within --ttl-days, fetches the rest from OMDb under the daily
+                budget, and upserts them. Exit status: 0 done; 75 stopped early (budget,
+                limit, a signal or --max-runtime, another warm running, or no ID got an
+                answer), the rest resumes next run; 65 bad worklist; 69 OMDb unreachable; 74
+                database error, or a metrics file not written after a run that would exit 0;
+                76 the base URL does not answer like OMDb (HTML, redirects, bare 403/404);
+                78 configuration (missing or rejected key, bad job file, setting out of
+                range).
 
-                With --job FILE the job file gives worklists, database, key and every setting
-                below; flags given override it, and worklist arguments replace its list. Only
-                one warm works on a database at a time: it holds DB.lock (flock) while it runs,
-                and a second one exits 75 at once unless given --wait.
+                With --job FILE the job file gives worklists, database, key and every
+                setting below; flags given override it, and worklist arguments replace its
+                list. Only one warm works on a database at a time: it holds DB.lock (flock)
+                while it runs, and a second one exits 75 at once unless given --wait.
 
-                SIGINT or SIGTERM stops the run cleanly: no new request, requests in flight
-                finish and are stored, the summary is printed, exit 75. A second signal exits
-                at once with 130 (SIGINT) or 143 (SIGTERM); committed results are kept.
+                SIGINT, SIGTERM or SIGHUP stops the run cleanly: no new request, requests in
+                flight finish and are stored, the summary is printed, exit 75. A second
+                signal exits at once with 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP);
+                committed results are kept. SIGPIPE is ignored: output to a closed pipe is
+                dropped and the run goes on.
 
                 Examples:
                   OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
                   filmcache warm --api-key-file /etc/filmcache/key --db films.sqlite a.txt b.txt
-                  OMDB_API_KEY=demo filmcache warm --base-url http://127.0.0.1:8089/ --db t.sqlite list.txt
+                  OMDB_API_KEY=demo filmcache warm --base-url http://127.0.0.1:8765/ \\
+                    --db t.sqlite list.txt
                   filmcache warm --job /etc/filmcache/nightly.toml --rate 2
                 """
         )
@@ -92,32 +99,12 @@ extension FilmCacheCommand {
         var worklists: [String] = []
 
         func validate() throws {
-            if let maxInFlight, maxInFlight < 1 { throw ValidationError("--max-in-flight must be at least 1") }
-            if let rate, !(rate >= 0) { throw ValidationError("--rate cannot be negative") }
-            if let burst, burst < 1 { throw ValidationError("--burst must be at least 1") }
-            for timeout in [timeout, connectTimeout] {
-                if let timeout, !(timeout > 0) { throw ValidationError("timeouts must be positive") }
-            }
-            if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
-            if let retryBase, !(retryBase >= 0) { throw ValidationError("--retry-base must be at least 0") }
-            if let retryCap, !(retryCap >= 0) || retryCap < (retryBase ?? 0) {
-                throw ValidationError("--retry-base must be at least 0 and no more than --retry-cap")
-            }
-            if let breakerPauseAfter, breakerPauseAfter < 1 {
-                throw ValidationError("--breaker-pause-after must be at least 1")
-            }
-            if let breakerStopAfter, breakerStopAfter < max(1, breakerPauseAfter ?? 1) {
-                throw ValidationError("--breaker-stop-after must be at least --breaker-pause-after (at least 1)")
-            }
-            if let breakerCoolDown, !(breakerCoolDown >= 0) {
-                throw ValidationError("--breaker-cool-down cannot be negative")
-            }
-            for (flag, seconds) in [
-                ("--timeout", timeout), ("--connect-timeout", connectTimeout), ("--retry-base", retryBase),
-                ("--retry-cap", retryCap), ("--breaker-cool-down", breakerCoolDown),
-            ] {
-                if let seconds, seconds > 365 * 86_400 { throw ValidationError("\(flag) must be at most 365 days") }
-            }
+            try SettingFlags.check([
+                .maxInFlight: maxInFlight.map(Double.init), .rate: rate, .burst: burst.map(Double.init),
+                .timeout: timeout, .connectTimeout: connectTimeout, .maxAttempts: maxAttempts.map(Double.init),
+                .retryBase: retryBase, .retryCap: retryCap, .breakerPauseAfter: breakerPauseAfter.map(Double.init),
+                .breakerStopAfter: breakerStopAfter.map(Double.init), .breakerCoolDown: breakerCoolDown,
+            ])
             guard !worklists.isEmpty || jobOptions.path != nil else {
                 throw ValidationError("name at least one worklist file, or a --job file that lists worklists")
             }
@@ -143,9 +130,9 @@ extension FilmCacheCommand {
 
         func run() async throws {
             let job = try jobOptions.load()
-            let logger = common.makeLogger(job: job)
+            let logger = try common.makeLogger(job: job)
             let worklists = try JobOptions.worklists(arguments: worklists, job: job)
-            let database = common.database(job: job)
+            let database = try common.database(job: job)
             let signals = StopSignals(logger: logger)
             defer { signals.cancel() }
             let started = ContinuousClock.now
@@ -166,6 +153,10 @@ extension FilmCacheCommand {
                 overrides.apply(to: &options)
             }
             planning.apply(to: &configuration.planSettings, job: job)
+            if let problem = BaseURL.problem(configuration.baseURL) {
+                let source = baseURL != nil ? "--base-url" : "base_url in \(jobOptions.path ?? "the job file")"
+                throw fail("\(source): \(problem)", status: ExitStatus.configuration)
+            }
             if configuration.backoff.base > configuration.backoff.cap {
                 throw fail(
                     "the retry base is more than the retry cap (job file and flags together)",
@@ -187,7 +178,11 @@ extension FilmCacheCommand {
                 lock = try RunLock.acquire(forDatabase: database, wait: wait) { holder in
                     let who = holder.map { "pid \($0)" } ?? "pid unknown"
                     logger.notice("another warm holds \(RunLock.path(forDatabase: database)) (\(who)); waiting for it")
+                } giveUp: {
+                    signals.stop.isRequested
                 }
+            } catch .gaveUp(let path) {
+                throw fail(RunLockError.gaveUp(path: path).description, status: ExitStatus.tryAgainLater)
             } catch .held(let path, let pid) {
                 let who = pid.map { "pid \($0)" } ?? "pid unknown"
                 throw fail(
@@ -220,9 +215,32 @@ extension FilmCacheCommand {
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
             print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
-            let status = summary.stopReason == nil ? 0 : ExitStatus.tryAgainLater
-            writeMetrics(to: metricsPath, summary, status: status, store, configuration, since: started, now: now)
-            if summary.stopReason != nil { throw ExitCode(ExitStatus.tryAgainLater) }
+            var status = Self.exitStatus(for: summary)
+            let metricsWritten = writeMetrics(
+                to: metricsPath, summary, status: status, store, configuration, since: started, now: now)
+            if !metricsWritten && status == 0 { status = ExitStatus.ioError }
+            switch summary.stopReason {
+            case .notOMDb?:
+                throw fail(
+                    "the base URL does not answer like OMDb: \(summary.stopDetail ?? "?"); check --base-url",
+                    status: status)
+            case .unreachable?:
+                throw fail("OMDb unreachable: \(summary.stopDetail ?? "?")", status: status)
+            case nil where summary.nothingSucceeded:
+                throw fail("no ID got an answer (\(summary.failed) failed; see the log)", status: status)
+            default:
+                if status != 0 { throw ExitCode(status) }
+            }
+        }
+
+        /// The exit status of a run that ended with `summary`.
+        static func exitStatus(for summary: WarmSummary) -> Int32 {
+            switch summary.stopReason {
+            case .notOMDb?: ExitStatus.protocolError
+            case .unreachable?: ExitStatus.unavailable
+            case nil: summary.nothingSucceeded ? ExitStatus.tryAgainLater : 0
+            case _?: ExitStatus.tryAgainLater
+            }
         }
 
         static func exitStatus(for error: WarmError) -> Int32 {

@@ -3,22 +3,29 @@ import FilmCacheKit
 import Foundation
 import Logging
 
-/// Turns SIGINT and SIGTERM into a clean stop of a warm; a second signal exits at once.
+/// Turns SIGINT, SIGTERM and SIGHUP into a clean stop of a warm; a second signal exits at once.
+///
+/// SIGHUP is a dropped SSH session or a closed terminal: the run stops as for SIGTERM and keeps
+/// what it was paid for. SIGPIPE is ignored while the run lasts: output to a reader that went
+/// away (`warm … | head -1`) is dropped, and the run goes on and commits.
 ///
 /// The first signal requests ``stop``: no new request is sent, requests in flight finish and
 /// are stored, the summary is printed and the run exits 75. A second signal exits at once
-/// with 128 + the signal number (130 for SIGINT, 143 for SIGTERM): every committed batch is
+/// with 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP): every committed batch is
 /// kept (each is one transaction in a WAL database) and the ledger may over-count by the
 /// calls reserved but not sent, never under-count.
 final class StopSignals {
     /// The token the signals request.
     let stop = WarmStop()
     private let sources: [any DispatchSourceSignal]
-    private static let handled: [(number: Int32, name: String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")]
+    private static let handled: [(number: Int32, name: String)] = [
+        (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"),
+    ]
 
     /// Installs the handling; the default disposition is ignored until ``cancel()``.
     init(logger: Logger) {
         let stop = stop
+        signal(SIGPIPE, SIG_IGN)
         sources = Self.handled.map { number, name in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -28,8 +35,7 @@ final class StopSignals {
                         "\(name) received: stopping; requests in flight finish and are stored (again to exit at once)")
                 } else {
                     TerminalStatusLine.standardError.clear()
-                    FileHandle.standardError.write(
-                        Data("filmcache: \(name) again: exiting at once; committed results are kept\n".utf8))
+                    StandardError.write("filmcache: \(name) again: exiting at once; committed results are kept")
                     _exit(128 + number)
                 }
             }

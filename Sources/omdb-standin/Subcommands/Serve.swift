@@ -31,6 +31,9 @@ extension OMDbStandInCommand {
                 Faults for --faults (comma-separated, or 'all'): 500, 503, 429,
                 429-retry-after, 503-retry-after, reset, truncate, malformed,
                 error-getting-data.
+                Named only (not in 'all'): html-403, html-404, 302 (answers
+                that are not OMDb's), empty-film ({"Response":"True"}),
+                wrong-id (another film's body), nul (a NUL in the Title).
                 """
         )
 

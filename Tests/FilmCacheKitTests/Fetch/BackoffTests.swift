@@ -1,5 +1,6 @@
 import FilmCacheKit
 import Foundation
+import SplitMix
 import Testing
 
 extension FetchPolicyTests {

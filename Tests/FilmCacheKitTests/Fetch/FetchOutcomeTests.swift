@@ -99,15 +99,15 @@ extension FetchPolicyTests {
             Row(
                 401, .error("Request limit reached!"), transport: .timeout,
                 .transient(.transport(.timeout), retryAfter: nil)),
-            // Refused for good.
-            Row(400, .malformed, .rejected(status: 400, message: nil)),
-            Row(403, .malformed, .rejected(status: 403, message: nil)),
-            Row(404, .malformed, .rejected(status: 404, message: nil)),
+            // Refused for good (an OMDb error body), or not an answer of OMDb's at all.
+            Row(400, .malformed, .notOMDb(status: 400)),
+            Row(403, .malformed, .notOMDb(status: 403)),
+            Row(404, .malformed, .notOMDb(status: 404)),
             Row(400, .error("Something went wrong."), .rejected(status: 400, message: "Something went wrong.")),
-            Row(301, .malformed, .rejected(status: 301, message: nil)),
-            Row(302, .film, .rejected(status: 302, message: nil)),
-            Row(404, .film, .rejected(status: 404, message: nil)),
-            Row(100, .malformed, .rejected(status: 100, message: nil)),
+            Row(301, .malformed, .notOMDb(status: 301)),
+            Row(302, .film, .notOMDb(status: 302)),
+            Row(404, .film, .notOMDb(status: 404)),
+            Row(100, .malformed, .notOMDb(status: 100)),
         ]
 
         @Test("every OMDb message and status classifies as documented", arguments: table)

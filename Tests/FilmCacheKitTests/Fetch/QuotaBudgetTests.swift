@@ -1,4 +1,5 @@
 import FilmCacheKit
+import SplitMix
 import Testing
 
 extension FetchPolicyTests {

@@ -18,7 +18,7 @@ enum ReportFixtures {
     static func store(at path: String) throws -> CacheStore {
         let store = try CacheStore(path: path, logger: SampleFilms.logger)
         func use(_ day: String, _ calls: Int, key: String = key, limit: Int = 1_000) throws {
-            _ = try store.reserveCalls(calls, key: key, day: day, dailyLimit: limit, usable: .max)
+            _ = try store.reserveCalls(calls, key: key, day: QuotaDay(key: day)!, dailyLimit: limit, usable: .max)
         }
         try use("2026-10-20", 1_000)
         try store.markExhausted(key: key, day: "2026-10-20", at: TestDates.utc(2026, 10, 20, 20, 0))

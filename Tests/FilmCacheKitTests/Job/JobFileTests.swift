@@ -159,15 +159,17 @@ import Testing
     }
 
     @Test(arguments: [
-        ("rate = -1", "rate: must be at least 0"),
-        ("burst = 0", "burst: must be at least 1"),
-        ("max_in_flight = 0", "max_in_flight: must be at least 1"),
+        ("rate = -1", "rate: must be 0 or from 0.001 to 1000 requests a second"),
+        ("rate = 1e-20", "rate: must be 0 or from 0.001 to 1000 requests a second"),
+        ("burst = 0", "burst: must be from 1 to 1000"),
+        ("max_in_flight = 0", "max_in_flight: must be from 1 to 256"),
+        ("max_in_flight = 1152921504606846976", "max_in_flight: must be from 1 to 256"),
         ("reserve = 100", "reserve: must be from 0 to 99 (percent)"),
-        ("ttl_days = -3", "ttl_days: must be at least 0"),
-        ("timeout = 0", "timeout: must be more than zero"),
-        ("max_runtime = 1e300", "max_runtime: must be at most 365 days"),
-        ("retry_cap = \"400d\"", "retry_cap: must be at most 365 days"),
-        ("max_attempts = 0", "max_attempts: must be at least 1"),
+        ("ttl_days = -3", "ttl_days: must be from 0 to 36500 days"),
+        ("timeout = 0", "timeout: must be from 0.001 to 86400 seconds"),
+        ("max_runtime = 1e300", "max_runtime: must be from 1 to 31536000 seconds"),
+        ("retry_cap = \"400d\"", "retry_cap: must be from 0 to 86400 seconds"),
+        ("max_attempts = 0", "max_attempts: must be from 1 to 100"),
         ("worklists = []", "worklists: name at least one file"),
         ("worklist_format = \"xml\"", "worklist_format: must be one of auto, text, csv, json"),
         (
@@ -273,7 +275,7 @@ import Testing
             found == [
                 .init(line: 3, message: "give api_key_file or api_key_env, not both"),
                 .init(line: 4, message: "retry_base is more than retry_cap"),
-                .init(line: 6, message: "breaker_stop_after is less than breaker_pause_after"),
+                .init(line: 6, message: "breaker_pause_after is more than breaker_stop_after"),
             ])
     }
 

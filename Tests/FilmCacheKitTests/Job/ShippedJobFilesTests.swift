@@ -33,7 +33,7 @@ import Testing
         #expect(job.fetch.rate == 5 && job.fetch.maxInFlight == 8)
         #expect(job.plan.dailyLimit == 1000 && job.plan.reservePercent == 5)
         #expect(job.maxRuntime == .seconds(2 * 3600))
-        #expect(job.metricsFile == "/var/lib/node_exporter/textfile_collector/filmcache.prom")
+        #expect(job.metricsFile == "/var/lib/prometheus/node-exporter/filmcache.prom")
 
         let underSystemd = try JobFile.load(
             path: Self.root + "/Jobs/nightly.toml",

@@ -203,8 +203,6 @@ private let cases: [NormalizeCase] = [
         f.genres = ["Sci-Fi", "Action"]
     },
     NormalizeCase(
-        "body names another ID", OMDbSamples.gladiator, id: "tt9999999", warnings: ["imdbID"], gladiatorFields),
-    NormalizeCase(
         "unknown type and game",
         OMDbSamples.gladiator(replacing: #""Type":"movie""#, with: #""Type":"podcast""#)
     ) { f in

@@ -47,14 +47,17 @@ import Testing
         #expect(runs.count == 1 && runs[0].outcome == "limit-reached" && runs[0].completed)
     }
 
-    @Test func aRunThatNeverReachesOMDbIsRecordedAsTheErrorItEndsWith() async throws {
+    @Test func aRunThatNeverReachesOMDbStopsAsUnreachableAndGivesEveryCallBack() async throws {
         let transport = ScriptedTransport { _, _ in .failure(.connectFailed("connection refused")) }
-        await #expect(throws: WarmError.self) {
-            try await run(["tt1000001", "tt1000002"], transport)
-        }
-        let store = try CacheStore(path: dir.file("cache.sqlite"), logger: SampleFilms.logger)
+        let (summary, store) = try await run(["tt1000001", "tt1000002"], transport)
+        #expect(summary.stopReason == .unreachable && summary.stopDetail == "connection refused")
+        #expect(transport.requested.count == 3, "three refusals in a row end the run")
+        #expect(summary.calls == 0 && summary.callsByOutcome.isEmpty, "no call left, none is counted")
+        let key = APIKey("test-key-1234")!
+        let day = WarmConfiguration(databasePath: "", worklists: [], apiKey: key).quotaDay(containing: Date())
+        #expect((try store.ledger(key: key.fingerprint, day: day)?.used ?? 0) == 0, "every reservation given back")
         let runs = try store.runs(key: nil, since: .distantPast)
-        #expect(runs.count == 1 && runs[0].outcome?.hasPrefix("error: OMDb unreachable") == true)
+        #expect(runs.count == 1 && runs[0].outcome == "unreachable")
         #expect(try store.lastCompletedRunFinish() == nil)
     }
 }

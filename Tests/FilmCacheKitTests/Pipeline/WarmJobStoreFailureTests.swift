@@ -43,7 +43,7 @@ import Testing
         #expect(
             requested <= 2 * configuration.batchSize + 2 * configuration.maxInFlight,
             "\(requested) calls of \(ids.count)")
-        let used = try store.ledger(key: configuration.apiKey.fingerprint, day: QuotaDay(containing: Date()).key)?.used
+        let used = try store.ledger(key: configuration.apiKey.fingerprint, day: QuotaDay(containing: Date()))?.used
         #expect(used == requested, "every call sent is counted and unsent reservations are given back")
         #expect(try store.filmCount() == 0)
     }

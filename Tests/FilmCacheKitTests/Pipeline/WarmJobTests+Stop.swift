@@ -6,15 +6,6 @@ import Testing
 
 /// Stopping a warm from outside and by its time limit, and its progress reports.
 extension WarmJobTests {
-    /// Requests `stop` once `transport` has sent its first request and a moment has passed.
-    static func stopAfterFirstRequest(_ stop: WarmStop, _ transport: ScriptedTransport) -> Task<Void, Never> {
-        Task {
-            while transport.requested.isEmpty { try? await Task.sleep(for: .milliseconds(1)) }
-            try? await Task.sleep(for: .milliseconds(20))
-            stop.request(.interrupted)
-        }
-    }
-
     @Test func aStopRequestedBeforeTheRunMakesNoCallAndDefersEverything() async throws {
         let transport = ScriptedTransport { id, _ in ScriptedTransport.film(id) }
         let (job, store) = try job(Self.ids(20), transport: transport)
@@ -55,34 +46,62 @@ extension WarmJobTests {
         #expect(try ledgerUsed(store) == 300)
     }
 
+    /// Sleepers on the job's clock while a worker waits: the writer's commit tick and the wait itself.
+    static let tickAndWait = 2
+
     @Test func aStopEndsARetryWaitAtOnceAndLeavesTheIDForTheNextRun() async throws {
+        let clock = ManualClock()
         let transport = ScriptedTransport { _, _ in
             .success(HTTPResponse(status: 503, body: Array("busy".utf8), retryAfter: "100"))
         }
-        let (job, store) = try job(Self.ids(3), transport: transport) { $0.maxInFlight = 1 }
-        let stopper = Self.stopAfterFirstRequest(job.stop, transport)
-        let started = ContinuousClock.now
-        let summary = try await job.run()
-        await stopper.value
-        #expect(ContinuousClock.now - started < .seconds(30), "the 100 s Retry-After wait was cut short")
+        var (job, store) = try job(Self.ids(3), transport: transport) { $0.maxInFlight = 1 }
+        job.clock = clock
+        let running = Task { [job] in try await job.run() }
+        await clock.waitForSleepers(Self.tickAndWait)
+        job.stop.request(.interrupted)
+        let summary = try await running.value
+        #expect(clock.now == clock.zero, "the 100 s Retry-After wait ended without the clock moving")
         #expect(summary.stopReason == .interrupted && summary.calls == 1 && summary.failed == 0)
         #expect(summary.deferred == 3)
         #expect(try store.lookup("tt1000001") == nil, "nothing recorded: the next run tries it afresh")
         #expect(try ledgerUsed(store) == 1)
     }
 
+    @Test(.timeLimit(.minutes(1))) func aRetryWaitsForRetryAfterOnTheInjectedClock() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport { id, attempt in
+            attempt == 1
+                ? .success(HTTPResponse(status: 503, body: Array("busy".utf8), retryAfter: "100"))
+                : ScriptedTransport.film(id)
+        }
+        var (job, store) = try job(Self.ids(1), transport: transport) { $0.maxInFlight = 1 }
+        job.clock = clock
+        let running = Task { [job] in try await job.run() }
+        await clock.waitForSleepers(Self.tickAndWait)
+        clock.advance(by: .seconds(99))
+        await clock.waitForSleepers(Self.tickAndWait)
+        #expect(transport.requested.count == 1, "99 s into a 100 s Retry-After nothing is sent")
+        clock.advance(by: .seconds(1))
+        let summary = try await running.value
+        #expect(transport.requested.count == 2 && summary.fetched == 1 && summary.calls == 2)
+        #expect(try store.filmCount() == 1)
+    }
+
     @Test func aStopEndsARateLimitWait() async throws {
+        let clock = ManualClock()
         let transport = ScriptedTransport { id, _ in ScriptedTransport.film(id) }
-        let (job, store) = try job(Self.ids(5), transport: transport) {
+        var (job, store) = try job(Self.ids(5), transport: transport) {
             $0.rate = 0.01
             $0.burst = 1
             $0.maxInFlight = 1
         }
-        let stopper = Self.stopAfterFirstRequest(job.stop, transport)
-        let started = ContinuousClock.now
-        let summary = try await job.run()
-        await stopper.value
-        #expect(ContinuousClock.now - started < .seconds(30), "the 100 s rate wait was cut short")
+        job.clock = clock
+        let running = Task { [job] in try await job.run() }
+        await clock.waitForSleepers(Self.tickAndWait)
+        #expect(transport.requested.count == 1, "the second call waits 100 s for the rate")
+        job.stop.request(.interrupted)
+        let summary = try await running.value
+        #expect(clock.now == clock.zero, "the 100 s rate wait ended without the clock moving")
         #expect(summary.fetched == 1 && summary.calls == 1 && summary.deferred == 4)
         #expect(summary.stopReason == .interrupted)
         #expect(try ledgerUsed(store) == 1)

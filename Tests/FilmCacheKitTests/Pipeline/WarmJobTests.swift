@@ -26,7 +26,7 @@ import Testing
     static func ids(_ n: Int) -> [String] { (1...n).map { "tt" + String(1_000_000 + $0) } }
 
     func ledgerUsed(_ store: CacheStore) throws -> Int {
-        try store.ledger(key: APIKey("test-key-1234")!.fingerprint, day: QuotaDay(containing: Date()).key)?.used ?? 0
+        try store.ledger(key: APIKey("test-key-1234")!.fingerprint, day: QuotaDay(containing: Date()))?.used ?? 0
     }
 
     @Test func fetchesStoresAndRecordsNotFoundThenSecondRunMakesNoCalls() async throws {
@@ -61,7 +61,7 @@ import Testing
         #expect(try ledgerUsed(store) == transport.requested.count)
         #expect(summary.deferred == 200 - 10)
         let key = APIKey("test-key-1234")!.fingerprint
-        #expect(try store.ledger(key: key, day: QuotaDay(containing: Date()).key)?.exhaustedAt != nil)
+        #expect(try store.ledger(key: key, day: QuotaDay(containing: Date()))?.exhaustedAt != nil)
 
         // The same day, a new run makes no call at all.
         let again = try await job.run()
@@ -160,7 +160,7 @@ import Testing
             logger: SampleFilms.logger)
         #expect(try await job.run().stopReason == .limitReached)
         let key = APIKey("test-key-1234")!.fingerprint
-        let day = QuotaDay(containing: dayOne).key
+        let day = QuotaDay(containing: dayOne)
         #expect(try store.ledger(key: key, day: day)?.exhaustedAt == Date(timeIntervalSince1970: 1_795_000_000))
 
         let dayTwo = QuotaDay(containing: dayOne).nextReset + 7 * 60

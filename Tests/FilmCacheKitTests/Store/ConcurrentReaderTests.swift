@@ -28,6 +28,8 @@ import Testing
         configuration.maxInFlight = 8
         configuration.dailyLimit = 10_000
         configuration.batchSize = batchSize
+        // Batches commit by count only here: a commit by age would cut a partial batch on a slow machine.
+        configuration.commitInterval = .seconds(3600)
         var options = CurlMultiTransport.Options()
         options.maxInFlight = 8
         let transport = CurlMultiTransport(options: options)

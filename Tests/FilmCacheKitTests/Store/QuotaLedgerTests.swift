@@ -7,6 +7,23 @@ import Testing
 @Suite struct QuotaLedgerTests {
     let dir = TemporaryDirectory()
 
+    /// A wall clock a test moves by hand.
+    final class SteppedWallClock: Sendable {
+        private let now: Mutex<Date>
+        init(_ start: Date) { now = Mutex(start) }
+        var date: Date { now.withLock { $0 } }
+        func set(_ date: Date) { now.withLock { $0 = date } }
+    }
+
+    /// A gate for key `ab12` (limit 100, 95 usable, blocks of 8) on a new database, on a stepped wall clock.
+    func steppedGate(_ file: String, from start: Date) throws -> (CacheStore, QuotaGate, SteppedWallClock) {
+        let store = try CacheStore(path: dir.file(file), logger: SampleFilms.logger)
+        let wall = SteppedWallClock(start)
+        let gate = QuotaGate(
+            store: store, key: "ab12", dailyLimit: 100, usable: 95, block: 8, wallClock: { wall.date })
+        return (store, gate, wall)
+    }
+
     @Test func reservationsStopAtTheUsableBudgetAndReleasesGiveBack() throws {
         let store = try CacheStore(path: dir.file("q.sqlite"), logger: SampleFilms.logger)
         #expect(try store.reserveCalls(8, key: "ab12", day: "2026-11-21", dailyLimit: 20, usable: 19) == 8)
@@ -55,7 +72,8 @@ import Testing
             for store in stores {
                 group.addTask {
                     let gate = QuotaGate(
-                        store: store, key: "ab12", day: "2026-11-21", dailyLimit: 500, usable: 475, block: 7)
+                        store: store, key: "ab12", dailyLimit: 500, usable: 475, block: 7,
+                        wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" })
                     var taken = 0
                     while try gate.acquire() { taken += 1 }
                     return taken
@@ -69,7 +87,9 @@ import Testing
 
     @Test func gateReturnsUnsentReservations() throws {
         let store = try CacheStore(path: dir.file("q.sqlite"), logger: SampleFilms.logger)
-        let gate = QuotaGate(store: store, key: "ab12", day: "2026-11-21", dailyLimit: 100, usable: 95, block: 8)
+        let gate = QuotaGate(
+            store: store, key: "ab12", dailyLimit: 100, usable: 95, block: 8,
+            wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" })
         #expect(try gate.acquire())
         #expect(try gate.acquire())
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8)
@@ -83,7 +103,8 @@ import Testing
         let start = ContinuousClock.now
         let elapsed = Mutex(Duration.zero)
         let gate = QuotaGate(
-            store: store, key: "ab12", day: "2026-11-21", dailyLimit: 10_000, usable: 10_000, block: 8,
+            store: store, key: "ab12", dailyLimit: 10_000, usable: 10_000, block: 8,
+            wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" },
             now: { start + elapsed.withLock { $0 } })
         /// Takes a whole block `pace` after the last one; returns how many calls the ledger grew by.
         func block(after pace: Duration) throws -> Int {
@@ -100,5 +121,79 @@ import Testing
         #expect(try [200, 900, 900, 900, 900].map { try block(after: .milliseconds($0)) } == [64, 32, 16, 8, 8])
         try gate.finish()
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8 + 16 + 32 + 64 * 4 + 32 + 16 + 8 + 8)
+    }
+
+    @Test func aGateCrossingMidnightChargesEachCallToTheDayItIsTakenOn() throws {
+        let (store, gate, wall) = try steppedGate("midnight.sqlite", from: TestDates.utc(2026, 11, 21, 23, 59, 58))
+        for _ in 0..<3 { #expect(try gate.acquire()) }
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8, "a block reserved before midnight")
+        wall.set(TestDates.utc(2026, 11, 22, 0, 0, 1))
+        for _ in 0..<2 { #expect(try gate.acquire()) }
+        #expect(
+            try store.ledger(key: "ab12", day: "2026-11-21")?.used == 3, "the old day keeps only what was sent on it")
+        #expect(try store.ledger(key: "ab12", day: "2026-11-22")?.used == 8)
+        gate.giveBack()
+        try gate.finish()
+        #expect(
+            try store.ledger(key: "ab12", day: "2026-11-22")?.used == 1, "sent after midnight, minus one never sent")
+        #expect(gate.sent == 4)
+    }
+
+    @Test func runsNamingDifferentQuotaTimeZonesShareOneBudget() throws {
+        let store = try CacheStore(path: dir.file("zones.sqlite"), logger: SampleFilms.logger)
+        let losAngeles = TimeZone(identifier: "America/Los_Angeles")!
+        let evening = TestDates.utc(2026, 11, 21, 20, 0)
+        let utcDay = QuotaDay(containing: evening)
+        let laDay = QuotaDay(containing: evening, in: losAngeles)
+        #expect(utcDay.key == "2026-11-21" && laDay.key == "2026-11-21" && utcDay.start != laDay.start)
+        let minute = QuotaDay.minute(of: evening)
+        #expect(try store.reserveCalls(60, key: "ab12", day: utcDay, minute: minute, dailyLimit: 100, usable: 95) == 60)
+        // The same instant in Los Angeles: the 60 calls were sent within its day too.
+        #expect(try store.reserveCalls(60, key: "ab12", day: laDay, minute: minute, dailyLimit: 100, usable: 95) == 35)
+        #expect(try store.ledger(key: "ab12", day: laDay)?.used == 95)
+        #expect(try store.ledger(key: "ab12", day: utcDay)?.used == 95)
+        // The next UTC day begins at 00:00Z: none of those calls fall in it.
+        let night = TestDates.utc(2026, 11, 22, 1, 0)
+        let nextUTC = QuotaDay(containing: night)
+        #expect(try store.ledger(key: "ab12", day: nextUTC) == nil)
+        // A limit seen by the Los Angeles run at 07:00Z (still its 21st) stops the UTC run's 22nd too.
+        try store.markExhausted(key: "ab12", day: laDay.key, at: TestDates.utc(2026, 11, 22, 7, 0))
+        #expect(
+            try store.reserveCalls(
+                1, key: "ab12", day: nextUTC, minute: QuotaDay.minute(of: night), dailyLimit: 100, usable: 95)
+                == 0)
+        #expect(try store.ledger(key: "ab12", day: nextUTC)?.exhaustedAt == TestDates.utc(2026, 11, 22, 7, 0))
+    }
+
+    @Test func aGateChargesEachCallToTheMinuteItIsTakenIn() throws {
+        let (store, gate, wall) = try steppedGate("minutes.sqlite", from: TestDates.utc(2026, 11, 21, 10, 0, 30))
+        for _ in 0..<3 { #expect(try gate.acquire()) }
+        wall.set(TestDates.utc(2026, 11, 21, 10, 1, 5))
+        for _ in 0..<2 { #expect(try gate.acquire()) }
+        try gate.finish()
+        let first = QuotaDay.minute(of: TestDates.utc(2026, 11, 21, 10, 0))
+        let byMinute = try store.callsByMinute(key: "ab12")
+        #expect(byMinute == [first: 3, first + 1: 2], "\(byMinute)")
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 5)
+    }
+
+    @Test func aLimitReachedOnADayWithoutARowStillLandsAndStopsThatDay() throws {
+        let store = try CacheStore(path: dir.file("mark.sqlite"), logger: SampleFilms.logger)
+        try store.markExhausted(
+            key: "ab12", day: "2026-11-22", dailyLimit: 100, at: TestDates.utc(2026, 11, 22, 0, 0, 5))
+        #expect(try store.ledger(key: "ab12", day: "2026-11-22")?.exhaustedAt != nil)
+        #expect(try store.reserveCalls(1, key: "ab12", day: "2026-11-22", dailyLimit: 100, usable: 95) == 0)
+    }
+
+    @Test func aRunLeftUnfinishedIsClosedAsKilledWithTheCallsItReserved() throws {
+        let store = try CacheStore(path: dir.file("killed.sqlite"), logger: SampleFilms.logger)
+        let first = try store.beginRun(startedAt: TestDates.utc(2026, 11, 21, 3, 0), key: "ab12")
+        #expect(
+            try store.reserveCalls(8, key: "ab12", day: "2026-11-21", dailyLimit: 100, usable: 95, runID: first) == 8)
+        try store.releaseCalls(2, key: "ab12", day: "2026-11-21", runID: first)
+        _ = try store.beginRun(startedAt: TestDates.utc(2026, 11, 21, 4, 0), key: "ab12")
+        let runs = try store.runs(key: nil, since: .distantPast)
+        #expect(runs.count == 2 && runs[0].outcome == "killed" && runs[0].calls == 6 && runs[0].finishedAt != nil)
+        #expect(runs[1].finishedAt == nil)
     }
 }

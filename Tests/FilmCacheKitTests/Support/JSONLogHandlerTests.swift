@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SplitMix
 import Testing
 
 @testable import FilmCacheKit
@@ -12,7 +13,7 @@ import Testing
     /// A logger at trace level through the handler under test, at a fixed time.
     func logger() -> Logger {
         var logger = Logger(label: "filmcache") { [lines] in
-            JSONLogHandler(label: $0, now: { LogfmtLogHandlerTests.instant }, write: lines.write)
+            LineLogHandler(label: $0, format: .json, now: { LogfmtLogHandlerTests.instant }, write: lines.write)
         }
         logger.logLevel = .trace
         return logger
@@ -61,7 +62,7 @@ import Testing
                 }
             }
             let text = String(String.UnicodeScalarView(scalars))
-            lines.write(JSONLogHandler.line(record(text)))
+            lines.write(LineLogHandler.line(record(text), format: .json))
             let object = try parsed(lines.lines.last ?? "")
             #expect(object["msg"] as? String == text)
         }

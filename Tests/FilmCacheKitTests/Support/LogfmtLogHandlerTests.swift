@@ -14,7 +14,7 @@ import Testing
     /// A logger at trace level through the handler under test, at a fixed time.
     func logger() -> Logger {
         var logger = Logger(label: "filmcache") { [lines] in
-            LogfmtLogHandler(label: $0, now: { Self.instant }, write: lines.write)
+            LineLogHandler(label: $0, format: .logfmt, now: { Self.instant }, write: lines.write)
         }
         logger.logLevel = .trace
         return logger
@@ -39,7 +39,10 @@ import Testing
         ("cr\rlf", #""cr\rlf""#),
         ("tab\there", #""tab\there""#),
         ("bell\u{07}", #""bell\u0007""#),
-        ("del\u{7F}", "\"del\u{7F}\""),
+        ("del\u{7F}", #""del\u007f""#),
+        ("c1\u{9B}2J", #""c1\u009b2J""#),
+        ("bidi\u{202E}txt", #""bidi\u202etxt""#),
+        ("isolate\u{2066}", #""isolate\u2066""#),
         ("ünïcödé–dash", "ünïcödé–dash"),
         ("HTTP 503: Service Unavailable (attempt 2)", #""HTTP 503: Service Unavailable (attempt 2)""#),
     ])
@@ -87,7 +90,7 @@ import Testing
             level: .error, message: "write failed", metadata: nil, source: nil, file: #fileID, function: #function,
             line: #line)
         event.error = Broken()
-        LogfmtLogHandler(label: "t", now: { Self.instant }, write: lines.write).log(event: event)
+        LineLogHandler(label: "t", format: .logfmt, now: { Self.instant }, write: lines.write).log(event: event)
         #expect(lines.lines == [#"ts=2026-11-21T03:17:00Z level=error msg="write failed" error="disk full""#])
     }
 }

@@ -13,6 +13,12 @@ import Testing
         ("imdb.com/title/tt0172495", "tt0172495"),
         ("http://www.IMDb.com/title/tt0172495/reviews", "tt0172495"),
         ("tt0172495  # Gladiator", "tt0172495"),
+        ("https://www.imdb.com/de/title/tt0468569/", "tt0468569"),
+        ("https://m.imdb.com/pt-br/title/tt0468569/?ref_=fn_al_tt_1", "tt0468569"),
+        ("TT0133093", "tt0133093"),
+        ("https://www.imdb.com/title/TT0133093/", "tt0133093"),
+        ("tt0068646 The Godfather", "tt0068646"),
+        ("tt0068646\tThe Godfather (1972)", "tt0068646"),
     ])
     func readsIDsAndURLs(line: String, expected: String) {
         let parsed = PlainTextWorklist.parse(Data(line.utf8), file: "w.txt")
@@ -24,11 +30,28 @@ import Testing
         "tt123", "nm0000128", "tt0172495x", "172495", "https://example.com/title/tt0172495/",
         "tt1'; DROP TABLE films;--",
         "gladiator tt0172495",
+        "https://www.imdb.com/name/nm0000128/", "https://www.imdb.com/de/name/tt0172495/",
+        "https://www.imdb.com/de/fr/title/tt0172495/", "Tt", "TT0172495X", "ttt0172495",
     ])
     func rejectsWhatIsNotAnID(line: String) {
         let parsed = PlainTextWorklist.parse(Data(line.utf8), file: "w.txt")
         #expect(parsed.entries.isEmpty)
         #expect(parsed.warnings == [WorklistWarning(file: "w.txt", line: 1, text: line)])
+    }
+
+    @Test func aLineStartingWithAnIDGivesEveryIDAmongItsFields() {
+        let text = "tt0468569,tt0050083\ntt0111161; TT0068646 | tt0110912 Pulp Fiction\n"
+        let parsed = PlainTextWorklist.parse(Data(text.utf8), file: "w.txt")
+        #expect(parsed.entries.map(\.imdbID) == ["tt0468569", "tt0050083", "tt0111161", "tt0068646", "tt0110912"])
+        #expect(parsed.entries.map(\.line) == [1, 1, 2, 2, 2])
+        #expect(parsed.warnings.isEmpty)
+    }
+
+    @Test func aJSONListOfStringsTakesURLsAsTextLinesDo() throws {
+        let json = #"["https://www.imdb.com/de/title/tt0468569/", "TT0050083", "tt0111161", "banana"]"#
+        let parsed = try WorklistFormat.auto.parse(Data(json.utf8), file: "w.json")
+        #expect(parsed.entries.map(\.imdbID) == ["tt0468569", "tt0050083", "tt0111161"])
+        #expect(parsed.warnings.count == 1)
     }
 
     @Test func skipsCommentsAndBlanksAndReportsLineNumbers() {

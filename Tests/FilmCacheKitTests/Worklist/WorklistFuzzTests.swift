@@ -1,4 +1,5 @@
 import Foundation
+import SplitMix
 import Testing
 
 @testable import FilmCacheKit

@@ -20,11 +20,27 @@ import Testing
         #expect(warning.description == "w.txt:3: not an IMDb ID or title URL, skipped: \(shown)")
     }
 
-    /// Foundation's "could not be completed" is replaced by the system's reason.
-    @Test func aDirectoryNamedAsAWorklistSaysSo() {
-        #expect(throws: WorklistError.unreadable(path: dir.path, reason: "Is a directory")) {
-            try Worklist.read(paths: [dir.path])
+    /// A directory or a device is refused by what it is; /dev/zero would otherwise be read forever.
+    @Test(arguments: [("dir", "a directory"), ("/dev/zero", "a device"), ("/dev/null", "a device")])
+    func aWorklistThatIsNoFileOrPipeSaysWhatItIs(path: String, what: String) {
+        let path = path == "dir" ? dir.path : path
+        #expect(throws: WorklistError.unreadable(path: path, reason: "it is \(what), not a file or a pipe")) {
+            try Worklist.read(paths: [path])
         }
+    }
+
+    /// A pipe (a FIFO, or the shell's `<(command)`) is read to its end.
+    @Test func aWorklistFromAPipeIsReadToItsEnd() throws {
+        let fifo = dir.file("ids.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)
+            handle?.write(Data("tt0111161\ntt0068646\n".utf8))
+            try? handle?.close()
+        }
+        writer.start()
+        let worklist = try Worklist.read(paths: [fifo])
+        #expect(worklist.ids == ["tt0111161", "tt0068646"])
     }
 
     /// The same for a job file.

@@ -15,9 +15,13 @@ public enum FetchOutcome: Sendable, Hashable {
     case invalidKey(message: String)
     /// A failure worth retrying later, with the server's `Retry-After` if it sent one.
     case transient(TransientReason, retryAfter: RetryAfter?)
-    /// The request was refused in a way retrying will not fix (other 4xx, 1xx, 3xx);
-    /// record it against the film and do not retry it this run.
+    /// The request was refused with an OMDb error body, in a way retrying will not fix (other
+    /// 4xx); record it against the film and do not retry it this run.
     case rejected(status: Int, message: String?)
+    /// An answer that is not OMDb's: a redirect, or a 1xx/3xx/4xx without OMDb's JSON error body
+    /// (a block page, a proxy's 404). Never stored; it trips the circuit breaker, and a run of
+    /// them ends the run as talking to something that is not OMDb.
+    case notOMDb(status: Int)
 
     /// What the body of an HTTP answer turned out to be.
     public enum Body: Sendable, Hashable {
@@ -81,6 +85,7 @@ public enum FetchOutcome: Sendable, Hashable {
             return .notFound(message: message)
         }
         guard (200...299).contains(status) else {
+            guard let message, (400...499).contains(status) else { return .notOMDb(status: status) }
             return .rejected(status: status, message: message)
         }
         switch body {
@@ -105,7 +110,7 @@ public enum FetchOutcome: Sendable, Hashable {
     public var stopsRun: Bool {
         switch self {
         case .limitReached, .invalidKey: return true
-        case .film, .notFound, .transient, .rejected: return false
+        case .film, .notFound, .transient, .rejected, .notOMDb: return false
         }
     }
 

@@ -70,6 +70,22 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
         start <= instant && instant < nextReset
     }
 
+    /// The minutes of the day, as minutes since 1970 UTC: what the ledger counts calls by.
+    public var minutes: Range<Int> { Self.minute(of: start)..<Self.minute(of: nextReset) }
+
+    /// `minute` if it lies within the day, else the day's nearest minute; the first without one.
+    /// A call is always charged to a minute of the day whose budget it was granted from.
+    public func minute(clamping minute: Int?) -> Int {
+        let minutes = self.minutes
+        guard let minute else { return minutes.lowerBound }
+        return min(max(minute, minutes.lowerBound), minutes.upperBound - 1)
+    }
+
+    /// The minute since 1970 UTC that `instant` falls in.
+    public static func minute(of instant: Date) -> Int {
+        Int((instant.timeIntervalSince1970 / 60).rounded(.down))
+    }
+
     /// Orders days by when they start.
     public static func < (a: QuotaDay, b: QuotaDay) -> Bool {
         a.start < b.start

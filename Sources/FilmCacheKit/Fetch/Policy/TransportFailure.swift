@@ -7,7 +7,8 @@ public enum TransportFailure: Error, Sendable, Hashable, CustomStringConvertible
     case timeout
     /// The peer reset or closed the connection mid-transfer.
     case connectionReset
-    /// No connection could be made (DNS, refused, TLS handshake); carries libcurl's words.
+    /// No connection could be made (DNS, refused, TLS handshake, connect timeout), so the request
+    /// was provably never sent; carries libcurl's words. The only failure whose call is given back.
     case connectFailed(String)
     /// The body grew past the size cap (in bytes), so the transfer was stopped.
     case bodyTooLarge(limit: Int)

@@ -1,9 +1,10 @@
-/// A small, fast, seedable pseudo-random generator whose output is identical on every platform.
+/// A small, fast, seedable pseudo-random generator whose output is identical on every platform (SplitMix64).
 ///
-/// The stand-in never uses the system generator or the standard library's `random(in:using:)`
-/// helpers, whose algorithms may change between toolchains; every draw goes through the methods
-/// below so a seed always yields the same corpus and the same fault sequence.
-public struct SplitMix64: Sendable {
+/// Not cryptographic. The one generator of the package, for whatever must be reproducible from a
+/// seed: the stand-in's corpus and fault sequence (drawn through the methods below, never the
+/// standard library's `random(in:using:)` helpers, whose algorithms may change between
+/// toolchains) and the tests' seeded jitter and fuzzing (as a `RandomNumberGenerator`).
+public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
     /// Creates a generator whose sequence is fully determined by `seed`.

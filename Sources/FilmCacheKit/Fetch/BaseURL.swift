@@ -1,0 +1,27 @@
+import Foundation
+
+/// The rule an OMDb base URL must meet before any call is made.
+///
+/// The run appends `?apikey=…&i=ID` to the base URL, so a URL that is not plain HTTP(S) to a
+/// host and port would either never reach a server (a port out of range: every call fails
+/// and is charged) or reach something that is not one (`file:///etc/passwd#` read a local
+/// file, the query swallowed by the fragment). libcurl is also held to `http,https` for
+/// requests and redirects, so this check is not the only guard.
+public enum BaseURL {
+    /// Why `text` cannot be an OMDb base URL, or `nil` when it can.
+    public static func problem(_ text: String) -> String? {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased() else {
+            return "\"\(text)\" is not a URL (expected http://HOST[:PORT]/ or https://HOST[:PORT]/)"
+        }
+        guard scheme == "http" || scheme == "https" else {
+            return "\"\(text)\" uses \(scheme):, but only http and https are allowed"
+        }
+        guard let host = url.host, !host.isEmpty else { return "\"\(text)\" names no host" }
+        if let port = url.port, !(1...65_535).contains(port) {
+            return "\"\(text)\" names port \(port), outside 1...65535"
+        }
+        if url.fragment != nil { return "\"\(text)\" has a #fragment, which would swallow the query" }
+        if url.user != nil || url.password != nil { return "\"\(text)\" carries a user name or password" }
+        return nil
+    }
+}

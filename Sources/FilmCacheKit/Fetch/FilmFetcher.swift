@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+
+/// What one ID's fetch came to, after retries.
+enum FetchResult: Sendable {
+    case film(NormalizedFilm)
+    case notFound(String)
+    /// `sent` is `false` when the last try never left (its call was given back).
+    case failed(String, httpStatus: Int?, sent: Bool = true)
+    case limitReached(String)
+    case noBudget
+    /// The circuit breaker ended the run before this ID was sent.
+    case circuitOpen
+    /// A stop was requested before this ID got an answer; it is left for the next run.
+    case stopped
+    /// Answers that are not OMDb's came in a row; the run ends (``StopReason/notOMDb``).
+    case notOMDb(String)
+    /// No connection could be opened, several times in a row before any answer.
+    case unreachable(String)
+}
+
+/// Fetches IDs one at a time for a run: waits for the breaker and the rate limit, takes a call
+/// from the quota gate, sends, classifies the answer and retries transient failures with backoff.
+///
+/// Every wait is on `clock`, so tests drive it with a manual clock.
+struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
+    let transport: any HTTPTransport
+    /// The request URL up to the ID.
+    let urlPrefix: String
+    let backoff: Backoff
+    let gate: QuotaGate
+    let pacing: Pacing<C>
+    let stop: WarmStop
+    let tally: WarmTally
+    let clock: C
+    /// The wall clock, for `fetched_at` and `Retry-After` dates.
+    let now: @Sendable () -> Date
+    let logger: Logger
+    let normalizer = FilmNormalizer()
+
+    /// Fetches one ID, retrying transient failures with backoff; every try is a counted call.
+    ///
+    /// Each try waits for the circuit breaker and the rate limiter, then takes one call from
+    /// the quota gate before anything is sent. Once `stop` is requested no try is started and
+    /// every wait ends at once; a request already sent is waited for.
+    func fetch(_ id: String) async throws -> FetchResult {
+        var schedule = RetrySchedule<C>(backoff: backoff)
+        var attempt = 0
+        while true {
+            if stop.isRequested { return .stopped }
+            switch pacing.breakerCheck(at: clock.now) {
+            case .proceed: break
+            case .pause(let until):
+                guard try await stop.unlessStopped({ try await clock.sleep(until: until, tolerance: nil) }) else {
+                    return .stopped
+                }
+            case .stop: return .circuitOpen
+            }
+            if let rateGate = pacing.rateGate {
+                guard try await stop.unlessStopped({ try await rateGate.acquire() }) else { return .stopped }
+            }
+            if stop.isRequested { return .stopped }
+            guard try gate.acquire() else { return .noBudget }
+            attempt += 1
+            var response = HTTPResponse(status: 0, body: [])
+            var failure: TransportFailure?
+            do {
+                response = try await transport.get(urlPrefix + id)
+            } catch {
+                failure = error
+            }
+            var normalized: NormalizedFilm?
+            let body: FetchOutcome.Body
+            if failure != nil {
+                body = .malformed
+            } else {
+                switch try? normalizer.normalize(body: response.body, requestedID: id, fetchedAt: now()) {
+                case .film(let film)?:
+                    normalized = film
+                    body = .film
+                case .error(let message)?: body = .error(message)
+                case nil: body = .malformed
+                }
+            }
+            let outcome = FetchOutcome.classify(
+                status: response.status, body: body, transportFailure: failure, retryAfter: response.retryAfter)
+            switch outcome {
+            case .film:
+                pacing.recordSuccess()
+                guard let normalized else { return .failed("no film body", httpStatus: 200) }
+                return .film(normalized)
+            case .notFound(let message):
+                pacing.recordSuccess()
+                return .notFound(message)
+            case .limitReached(let message):
+                return .limitReached(message)
+            case .invalidKey(let message):
+                throw WarmError.invalidKey(message: message)
+            case .rejected(let status, let message):
+                _ = pacing.recordRejected(at: clock.now)
+                return .failed("HTTP \(status)\(message.map { ": " + $0 } ?? "")", httpStatus: status)
+            case .notOMDb(let status):
+                let what = ForeignAnswer.describe(response)
+                logger.debug("not an OMDb answer", metadata: ["imdb_id": "\(id)", "answer": "\(what)"])
+                if pacing.recordForeign(at: clock.now).endsRun { return .notOMDb(what) }
+                return .failed("not an OMDb answer: \(what)", httpStatus: status)
+            case .transient(let reason, let retryAfter):
+                let what = Self.describe(reason, status: response.status) + " (attempt \(attempt))"
+                logger.debug("transient failure", metadata: ["imdb_id": "\(id)", "error": "\(what)"])
+                var sent = true
+                if case .transport(.connectFailed(let why)) = reason {
+                    // The request never left: the call goes back to the ledger and is not counted.
+                    gate.giveBack()
+                    sent = false
+                    if pacing.noteUnreachable(why) { return .unreachable(why) }
+                }
+                let action: CircuitBreaker<C>.Action
+                if case .malformedBody = reason {
+                    let foreign = pacing.recordForeign(at: clock.now)
+                    if foreign.endsRun { return .notOMDb(ForeignAnswer.describe(response)) }
+                    action = foreign.action
+                } else {
+                    action = pacing.recordFailure(at: clock.now)
+                }
+                if case .stop = action { return .failed(what, httpStatus: nil, sent: sent) }
+                let wait = retryAfter?.delay(relativeTo: now())
+                switch schedule.recordFailure(at: clock.now, retryAfter: wait) {
+                case .retry(let at):
+                    if sent { tally.withLock { $0.calls[.retried, default: 0] += 1 } }
+                    guard try await stop.unlessStopped({ try await clock.sleep(until: at, tolerance: nil) }) else {
+                        return .stopped
+                    }
+                case .giveUp:
+                    return .failed(what, httpStatus: response.status == 0 ? nil : response.status, sent: sent)
+                }
+            }
+        }
+    }
+
+    /// Words for a transient failure, for logs and the `lookups` table.
+    static func describe(_ reason: FetchOutcome.TransientReason, status: Int) -> String {
+        switch reason {
+        case .transport(let failure): "\(failure)"
+        case .status(let code): "HTTP \(code)"
+        case .serviceError(let message): "HTTP \(status): \(message)"
+        case .malformedBody: "HTTP \(status): malformed body"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Standard error as the command writes it: whole lines, and never a crash when it is closed.
+public enum StandardError {
+    /// Writes `line` (a line end added when missing) in one `write` call where it fits, so lines
+    /// from threads do not interleave.
+    ///
+    /// A failed write (a closed pipe, a full disk) drops the line: the run goes on and commits.
+    /// With SIGPIPE ignored, a reader that went away is an `EPIPE` here, not the end of the process.
+    public static func write(_ line: String) {
+        var bytes = Array(line.utf8)
+        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}
