@@ -33,6 +33,20 @@ extension Reliability {
             }
         }
 
+        /// The process arguments of `run` as the kernel shows them, NUL-separated; read until they show
+        /// (for up to two seconds), as a process just started or just ended shows none.
+        func arguments(of run: BackgroundRun) -> Data {
+            let deadline = Date().addingTimeInterval(2)
+            while true {
+                let handle = FileHandle(forReadingAtPath: "/proc/\(run.pid)/cmdline")
+                let data = (try? handle?.readToEnd()) ?? nil
+                try? handle?.close()
+                if let data, !data.isEmpty { return data }
+                if Date() > deadline || !run.isRunning { return Data() }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+
         /// Two warms (environment and key file; JSON and logfmt logs; trace level; faults), then every report.
         @Test func theKeyIsInNoOutputLogFileDatabaseOrProcessArgument() async throws {
             try await offThePool {
@@ -49,7 +63,7 @@ extension Reliability {
                 let keyFile = try scratch.write("omdb.key", Array((Self.key + "\n").utf8))
                 let metrics = scratch.dir + "/filmcache.prom"
                 let common = [
-                    "warm", "--db", scratch.db, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
+                    "warm", "--db", scratch.db, "--base-url", standIn.baseURL, "--rate", "60", "--max-in-flight", "4",
                     "--retry-base", "0.01", "--retry-cap", "0.05", "--max-attempts", "2", "--log-level", "trace",
                     "--metrics-file", metrics, "--progress-interval", "0.2",
                 ]
@@ -68,10 +82,10 @@ extension Reliability {
                     ),
                 ]
                 for run in runs {
+                    // Paced so that it runs for over a second: a finished process's arguments read as empty.
                     let running = try BackgroundRun("filmcache", run.arguments, environment: run.environment)
+                    let cmdline = arguments(of: running)
                     waitFor(scratch.db + "-wal", while: running)
-                    let cmdline =
-                        (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(running.pid)/cmdline"))) ?? Data()
                     #expect(running.isRunning && !cmdline.isEmpty, "\(run.name) was looked at while it ran")
                     #expect(!hits(cmdline), "\(run.name): the key is not a process argument")
                     for suffix in ["", "-wal", "-shm"] {
