@@ -27,6 +27,8 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
     let transport: any HTTPTransport
     /// The request URL up to the ID.
     let urlPrefix: String
+    /// The request URL up to its query, for a title's `t=`.
+    let requestPrefix: String
     let backoff: Backoff
     let gate: QuotaGate
     let pacing: Pacing<C>
@@ -38,12 +40,18 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
     let logger: Logger
     let normalizer = FilmNormalizer()
 
-    /// Fetches one ID, retrying transient failures with backoff; every try is a counted call.
+    /// Fetches one ID (`i=`) or resolves one title (`t=`, `y=`, `type=`), retrying transient failures
+    /// with backoff; every try is a counted call.
     ///
     /// Each try waits for the circuit breaker and the rate limiter, then takes one call from
     /// the quota gate before anything is sent. Once `stop` is requested no try is started and
     /// every wait ends at once; a request already sent is waited for.
-    func fetch(_ id: String) async throws -> FetchResult {
+    func fetch(_ target: FetchTarget) async throws -> FetchResult {
+        // A title's answer may name any ID: there is none to hold it to.
+        let id = target.imdbID ?? ""
+        let url = target.title.map { requestPrefix + $0.query.requestQuery } ?? urlPrefix + id
+        let subject: Logger.Metadata =
+            target.title.map { ["title": "\($0.query)", "at": "\($0.place)"] } ?? ["imdb_id": "\(id)"]
         var schedule = RetrySchedule<C>(backoff: backoff)
         var attempt = 0
         while true {
@@ -65,7 +73,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
             var response = HTTPResponse(status: 0, body: [])
             var failure: TransportFailure?
             do {
-                response = try await transport.get(urlPrefix + id)
+                response = try await transport.get(url)
             } catch {
                 failure = error
             }
@@ -87,7 +95,9 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
             switch outcome {
             case .film:
                 pacing.recordSuccess()
-                guard let normalized else { return .failed("no film body", httpStatus: 200) }
+                guard let normalized, PlainTextWorklist.isIMDbID(normalized.film.imdbID) else {
+                    return .failed(normalized == nil ? "no film body" : "the answer names no IMDb ID", httpStatus: 200)
+                }
                 return .film(normalized)
             case .notFound(let message):
                 pacing.recordSuccess()
@@ -101,12 +111,12 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 return .failed("HTTP \(status)\(message.map { ": " + $0 } ?? "")", httpStatus: status)
             case .notOMDb(let status):
                 let what = ForeignAnswer.describe(response)
-                logger.debug("not an OMDb answer", metadata: ["imdb_id": "\(id)", "answer": "\(what)"])
+                logger.debug("not an OMDb answer", metadata: subject.merging(["answer": "\(what)"]) { $1 })
                 if pacing.recordForeign(at: clock.now).endsRun { return .notOMDb(what) }
                 return .failed("not an OMDb answer: \(what)", httpStatus: status)
             case .transient(let reason, let retryAfter):
                 let what = Self.describe(reason, status: response.status) + " (attempt \(attempt))"
-                logger.debug("transient failure", metadata: ["imdb_id": "\(id)", "error": "\(what)"])
+                logger.debug("transient failure", metadata: subject.merging(["error": "\(what)"]) { $1 })
                 var sent = true
                 if case .transport(.connectFailed(let why)) = reason {
                     // The request never left: the call goes back to the ledger and is not counted.

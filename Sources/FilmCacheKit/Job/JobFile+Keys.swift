@@ -34,6 +34,7 @@ extension JobFile {
         case .oldTTLDays: plan.oldTTLDays = try reader.number(in: key)
         case .oldAfterYears: plan.oldAfterYears = try reader.number(in: key)
         case .notFoundTTLDays: plan.notFoundTTLDays = try reader.number(in: key)
+        case .titleNotFoundTTLDays: plan.titleNotFoundTTLDays = try reader.number(in: key)
         case .maxRuntime: maxRuntime = try reader.duration(in: key)
         case .worklistFormat: worklistFormat = try reader.choice(JobKey.worklistFormats)
         case .metricsFile: metricsFile = try reader.path()

@@ -36,6 +36,8 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case oldAfterYears = "old_after_years"
     /// Days a not-found answer stands.
     case notFoundTTLDays = "not_found_ttl_days"
+    /// Days OMDb's not-found answer for a title stands.
+    case titleNotFoundTTLDays = "title_not_found_ttl_days"
     /// How long a run may take before it stops cleanly.
     case maxRuntime = "max_runtime"
     /// How worklist files are read.

@@ -44,7 +44,8 @@ extension JobKey {
         case .maxInFlight: SettingRange(1...256)
         case .dailyLimit: SettingRange(0...100_000_000)
         case .reserve: SettingRange(0...99, unit: " (percent)")
-        case .ttlDays, .recentTTLDays, .recentWindowDays, .oldTTLDays, .notFoundTTLDays:
+        case .ttlDays, .recentTTLDays, .recentWindowDays, .oldTTLDays, .notFoundTTLDays,
+            .titleNotFoundTTLDays:
             SettingRange(0...36_500, unit: " days")
         case .oldAfterYears: SettingRange(0...200, unit: " years")
         case .maxRuntime: SettingRange(1...365 * day, unit: " seconds")

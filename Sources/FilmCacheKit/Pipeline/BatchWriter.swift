@@ -56,26 +56,22 @@ actor BatchWriter {
     }
 
     /// Adds a film, starting a commit when the batch is full.
-    func add(_ film: IMDBFilm) async throws(StoreError) {
-        if let failure { throw failure }
-        if batch.isEmpty { batchStartedAt = elapsed() }
-        batch.films.append(film)
-        try await commitWhenFull()
-    }
+    func add(_ film: IMDBFilm) async throws(StoreError) { try await add { $0.films.append(film) } }
 
     /// Adds an alias (an ID answered with another title's body), starting a commit when the batch is full.
-    func add(_ alias: FilmAlias) async throws(StoreError) {
-        if let failure { throw failure }
-        if batch.isEmpty { batchStartedAt = elapsed() }
-        batch.aliases.append(alias)
-        try await commitWhenFull()
-    }
+    func add(_ alias: FilmAlias) async throws(StoreError) { try await add { $0.aliases.append(alias) } }
 
     /// Adds a negative result, starting a commit when the batch is full.
-    func add(_ lookup: LookupRecord) async throws(StoreError) {
+    func add(_ lookup: LookupRecord) async throws(StoreError) { try await add { $0.lookups.append(lookup) } }
+
+    /// Adds what OMDb answered for a title, starting a commit when the batch is full.
+    func add(_ answer: TitleAnswer) async throws(StoreError) { try await add { $0.titles.append(answer) } }
+
+    /// Adds one result to the pending batch with `append`, starting a commit when the batch is full.
+    private func add(_ append: (inout WriteBatch) -> Void) async throws(StoreError) {
         if let failure { throw failure }
         if batch.isEmpty { batchStartedAt = elapsed() }
-        batch.lookups.append(lookup)
+        append(&batch)
         try await commitWhenFull()
     }
 

@@ -16,6 +16,8 @@ public struct NightPlan: Sendable, Equatable {
     public var exhausted: Bool
     /// Worklist lines that named no ID.
     public var skippedLines: Int
+    /// What each worklist file held.
+    public var files: [WorklistFile] = []
 
     /// Quota days until the deferred IDs are fetched, at a full day's budget each.
     public var daysToClear: Int? { plan.daysToClear(callsPerDay: callsPerDay) }
@@ -36,7 +38,7 @@ public struct NightPlan: Sendable, Equatable {
         let plan = try store.plan(worklist, planner: Planner(freshness: settings.freshness), now: now, budget: left)
         return NightPlan(
             plan: plan, quotaDay: day.key, callsPerDay: budget.usable, callsUsed: used, callsLeft: left,
-            exhausted: exhausted, skippedLines: worklist.warnings.count)
+            exhausted: exhausted, skippedLines: worklist.warnings.count, files: worklist.files)
     }
 }
 

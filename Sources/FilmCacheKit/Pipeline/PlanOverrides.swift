@@ -17,6 +17,7 @@ public struct PlanOverrides: Sendable, Equatable {
     public var oldAfterYears: Double?
     /// Days a not-found answer stands before the ID is asked again.
     public var notFoundTTLDays: Double?
+    public var titleNotFoundTTLDays: Double?
     /// OMDb's daily request limit for the key.
     public var dailyLimit: Int?
     /// Percent of the daily limit left for the apps sharing the key.
@@ -36,6 +37,7 @@ public struct PlanOverrides: Sendable, Equatable {
         if let oldTTLDays { settings.freshness.oldTTL = oldTTLDays * day }
         if let oldAfterYears { settings.freshness.oldAfter = oldAfterYears * 365.25 * day }
         if let notFoundTTLDays { settings.freshness.notFoundTTL = notFoundTTLDays * day }
+        if let titleNotFoundTTLDays { settings.freshness.titleNotFoundTTL = titleNotFoundTTLDays * day }
         if let dailyLimit { settings.dailyLimit = dailyLimit }
         if let reservePercent { settings.reservePercent = reservePercent }
         if let quotaTimeZone { settings.quotaTimeZone = quotaTimeZone }

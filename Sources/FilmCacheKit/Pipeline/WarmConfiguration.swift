@@ -68,10 +68,13 @@ public struct WarmConfiguration: Sendable {
 
     /// The OMDb URL of every request up to the ID, which is appended as it stands (IDs are
     /// `tt` and digits). It carries the key, so it is never logged. A run works it out once.
-    var urlPrefix: String {
+    var urlPrefix: String { requestPrefix + "i=" }
+
+    /// The OMDb URL of every request up to its query (`i=…` or `t=…`), key included.
+    var requestPrefix: String {
         let separator = baseURL.contains("?") ? "&" : "?"
         let key = apiKey.secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        return baseURL + separator + "apikey=" + key + "&i="
+        return baseURL + separator + "apikey=" + key + "&"
     }
 }
 

@@ -68,7 +68,7 @@ public struct WarmJob: Sendable {
         } catch {
             throw .worklist(.empty)
         }
-        for warning in worklist.warnings { logger.warning("\(warning)") }
+        worklist.log(to: logger)
         do {
             let night = try NightPlan.make(
                 worklist: worklist, store: store, settings: configuration.planSettings,
@@ -115,12 +115,14 @@ public struct WarmJob: Sendable {
         summary.stale = plan.stale
         summary.awaitingRecheck = plan.notFoundAwaitingRecheck + plan.failedAwaitingRetry
         summary.skippedLines = skippedLines
+        summary.titlesKnown = plan.titles.known
         logger.info(
             "plan",
             metadata: [
                 "considered": "\(plan.considered)", "fresh": "\(plan.fresh)", "missing": "\(plan.missing)",
-                "stale": "\(plan.stale)", "upgrades": "\(plan.upgrades)", "to_fetch": "\(plan.toFetch.count)",
-                "deferred": "\(plan.deferred.count)", "calls_left": "\(night.callsLeft)",
+                "stale": "\(plan.stale)", "upgrades": "\(plan.upgrades)", "to_fetch": "\(plan.scheduled.count)",
+                "titles_to_resolve": "\(plan.titles.toResolve)", "titles_known": "\(plan.titles.known)",
+                "deferred": "\(plan.postponed.count)", "calls_left": "\(night.callsLeft)",
             ])
         let gate = QuotaGate(
             store: store, key: configuration.apiKey.fingerprint, dailyLimit: configuration.dailyLimit,
@@ -130,10 +132,11 @@ public struct WarmJob: Sendable {
             store: store, batchSize: configuration.batchSize, commitInterval: configuration.commitInterval,
             clock: clock)
         let tally = WarmTally()
-        let queue = WorkQueue(plan.toFetch, failedBefore: plan.failedBefore, stop: stop)
+        let queue = WorkQueue(plan.scheduled, failedBefore: plan.failedBefore, stop: stop)
         let pacing = Pacing(configuration: configuration, clock: clock)
         let fetcher = FilmFetcher(
-            transport: transport, urlPrefix: configuration.urlPrefix, backoff: configuration.backoff, gate: gate,
+            transport: transport, urlPrefix: configuration.urlPrefix, requestPrefix: configuration.requestPrefix,
+            backoff: configuration.backoff, gate: gate,
             pacing: pacing, stop: stop, tally: tally, clock: clock, now: now, logger: logger)
         let recorder = WarmRecorder(
             configuration: configuration, store: store, writer: writer, tally: tally, queue: queue, gate: gate,
@@ -142,7 +145,7 @@ public struct WarmJob: Sendable {
             let counts = tally.counts
             let sent = gate.sent
             return WarmProgress(
-                done: counts.fetched + counts.notFound + counts.failed, total: plan.toFetch.count,
+                done: counts.fetched + counts.notFound + counts.failed, total: plan.scheduled.count,
                 fetched: counts.fetched, notFound: counts.notFound, failed: counts.failed, calls: sent,
                 quotaLeft: max(0, callsLeft - sent), elapsed: elapsed)
         }
@@ -158,7 +161,7 @@ public struct WarmJob: Sendable {
                 try await recorder.record(try await fetcher.fetch(first), for: first)
             }
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
-                for _ in 0..<max(1, min(configuration.maxInFlight, plan.toFetch.count)) {
+                for _ in 0..<max(1, min(configuration.maxInFlight, plan.scheduled.count)) {
                     group.addTask {
                         do {
                             while let id = queue.next() {
@@ -189,10 +192,12 @@ public struct WarmJob: Sendable {
         summary.fetched = counts.fetched
         summary.notFound = counts.notFound
         summary.failed = counts.failed
+        summary.titlesResolved = counts.titlesResolved
+        summary.titlesNotFound = counts.titlesNotFound
         summary.normalizationWarnings = counts.warnings
         summary.calls = gate.sent
         summary.callsByOutcome = counts.calls
-        summary.deferred = queue.remaining + plan.deferred.count
+        summary.deferred = queue.remaining + plan.postponed.count
         summary.stopReason = counts.stopReason ?? (summary.deferred > 0 ? stop.reason ?? .budgetSpent : nil)
         summary.stopDetail = counts.stopDetail
         // A run that never reached OMDb is recorded as such, not as done.

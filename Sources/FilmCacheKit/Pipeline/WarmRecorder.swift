@@ -15,14 +15,19 @@ struct WarmRecorder: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
 
-    /// Writes what `result` says about `id`: the film, lookup or quota mark, the counters, and
-    /// whether the run goes on.
-    func record(_ result: FetchResult, for id: String) async throws {
+    /// Writes what `result` says about `target`: the film, lookup, title answer or quota mark, the
+    /// counters, and whether the run goes on.
+    func record(_ result: FetchResult, for target: FetchTarget) async throws {
         let at = now()
         switch result {
         case .film, .notFound: try noteFirstSuccess(at: at)
         case .failed, .limitReached, .noBudget, .circuitOpen, .stopped, .notOMDb, .unreachable: break
         }
+        if let entry = target.title {
+            try await record(result, for: entry, at: at)
+            return
+        }
+        let id = target.imdbID ?? ""
         switch result {
         case .film(let normalized):
             for warning in normalized.warnings { logger.warning("\(warning)") }
@@ -58,9 +63,61 @@ struct WarmRecorder: Sendable {
                 $0.failed += 1
                 if sent { $0.calls[.failed, default: 0] += 1 }
             }
+        case .limitReached, .noBudget, .stopped, .circuitOpen, .notOMDb, .unreachable:
+            try end(result, subject: ["imdb_id": "\(id)"], at: at)
+        }
+    }
+
+    /// Writes what `result` says about a title: the film and the index's answer, or OMDb's "not
+    /// found" (reported at the entry's `file:line`), the counters, and whether the run goes on.
+    private func record(_ result: FetchResult, for entry: TitleEntry, at: Date) async throws {
+        let query = entry.query
+        switch result {
+        case .film(let normalized):
+            for warning in normalized.warnings { logger.warning("\(warning)") }
+            let id = normalized.film.imdbID
+            queue.arrived(id)
+            try await writer.add(normalized.film)
+            try await writer.add(TitleAnswer(query: query, imdbID: id, answeredAt: at))
+            logger.debug("title resolved", metadata: ["title": "\(query)", "at": "\(entry.place)", "imdb_id": "\(id)"])
+            tally.withLock {
+                $0.fetched += 1
+                $0.titlesResolved += 1
+                $0.warnings += normalized.warnings.count
+                $0.calls[.film, default: 0] += 1
+            }
+        case .notFound(let message):
+            logger.warning("\(entry.place): OMDb finds no title \(query) (\(message))")
+            try await writer.add(
+                TitleAnswer(
+                    query: query, imdbID: nil, answeredAt: at,
+                    nextAttemptAt: at.addingTimeInterval(configuration.freshness.titleNotFoundTTL)))
+            tally.withLock {
+                $0.notFound += 1
+                $0.titlesNotFound += 1
+                $0.calls[.notFound, default: 0] += 1
+            }
+        case .failed(let message, _, let sent):
+            // Nothing is stored: the title is asked again next run.
+            logger.warning(
+                "fetch failed", metadata: ["title": "\(query)", "at": "\(entry.place)", "error": "\(message)"])
+            tally.withLock {
+                $0.failed += 1
+                if sent { $0.calls[.failed, default: 0] += 1 }
+            }
+        case .limitReached, .noBudget, .stopped, .circuitOpen, .notOMDb, .unreachable:
+            try end(result, subject: ["title": "\(query)"], at: at)
+        }
+    }
+
+    /// Acts on a result that ends the run or this worker: the limit, no budget, a stop, the breaker,
+    /// answers not OMDb's, an unreachable OMDb.
+    private func end(_ result: FetchResult, subject: Logger.Metadata, at: Date) throws {
+        switch result {
+        case .film, .notFound, .failed: break
         case .limitReached(let message):
             logger.warning(
-                "OMDb daily limit reached; stopping", metadata: ["imdb_id": "\(id)", "message": "\(message)"])
+                "OMDb daily limit reached; stopping", metadata: subject.merging(["message": "\(message)"]) { $1 })
             gate.close()
             queue.stop()
             try store.markExhausted(

@@ -10,6 +10,12 @@ public struct WarmSummary: Sendable, Equatable, Codable {
     public var notFound = 0
     /// IDs that failed this run (recorded with a retry time).
     public var failed = 0
+    /// Of `fetched`: films asked for by title (`t=`), their titles now in the title index.
+    public var titlesResolved = 0
+    /// Of `notFound`: titles OMDb found no film for, recorded in the title index as such.
+    public var titlesNotFound = 0
+    /// Worklist titles the title index answered without a call.
+    public var titlesKnown = 0
     /// Planned but not fetched: the budget, the limit, a stop request or the time limit ended the run first.
     public var deferred = 0
     /// IDs not cached when the run planned (negative answers due again included).

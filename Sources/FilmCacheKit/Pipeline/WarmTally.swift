@@ -14,6 +14,8 @@ struct WarmCounts {
     var fetched = 0
     var notFound = 0
     var failed = 0
+    var titlesResolved = 0
+    var titlesNotFound = 0
     var warnings = 0
     var calls: [CallOutcome: Int] = [:]
     var stopReason: StopReason?

@@ -19,6 +19,8 @@ public struct FreshnessPolicy: Sendable, Equatable {
     public var oldAfter: TimeInterval = 3_652 * Self.day
     /// How long a "not found" answer stands before the ID is asked again.
     public var notFoundTTL: TimeInterval = 30 * Self.day
+    /// How long OMDb's "not found" for a title (`t=`) stands before the title is asked again.
+    public var titleNotFoundTTL: TimeInterval = 30 * Self.day
     /// The wait after an ID's first failed run; it doubles with each further failed run.
     public var failureRetryBase: TimeInterval = 3_600
     /// The longest wait between failed runs of one ID.

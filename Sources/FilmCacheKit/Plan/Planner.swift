@@ -30,7 +30,7 @@ public struct Planner: Sendable {
             if case .due(let rank) = placement { due.append((state.imdbID, rank)) }
         }
         due.sort { $0.rank.comesBefore($1.rank) }
-        for (id, rank) in due { plan.schedule(id, failedBefore: rank.failedBefore, budget: budget) }
+        for (id, rank) in due { plan.schedule(.id(id), failedBefore: rank.failedBefore, budget: budget) }
         return plan
     }
 
@@ -104,13 +104,45 @@ public struct DueRank: Sendable, Equatable {
     }
 }
 
+/// One call's worth of work: an ID to fetch with `i=`, or a title to resolve with `t=`.
+public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
+    case id(String)
+    indirect case title(TitleEntry)
+
+    /// The ID, for an ID.
+    public var imdbID: String? {
+        if case .id(let id) = self { id } else { nil }
+    }
+
+    /// The title entry, for a title.
+    public var title: TitleEntry? {
+        if case .title(let entry) = self { entry } else { nil }
+    }
+
+    /// The ID, or the title and year as messages show them.
+    public var description: String {
+        switch self {
+        case .id(let id): id
+        case .title(let entry): entry.query.description
+        }
+    }
+}
+
 /// Tonight's work and why the rest is left alone.
 public struct Plan: Sendable, Equatable {
+    /// IDs to fetch and titles to resolve, in the order to do them, within today's budget.
+    public private(set) var scheduled: [FetchTarget] = []
+    /// IDs and titles due but beyond today's budget, in the order they would follow.
+    public private(set) var postponed: [FetchTarget] = []
     /// IDs to fetch, in the order to fetch them, within today's budget.
-    public var toFetch: [String] = []
+    public var toFetch: [String] { scheduled.compactMap(\.imdbID) }
     /// IDs due but beyond today's budget, in the order they would follow.
-    public var deferred: [String] = []
-    /// Distinct worklist IDs.
+    public var deferred: [String] { postponed.compactMap(\.imdbID) }
+    /// Titles to resolve within today's budget, in the order to ask.
+    public var titlesToResolve: [TitleEntry] { scheduled.compactMap(\.title) }
+    /// Titles to resolve beyond today's budget.
+    public var titlesDeferred: [TitleEntry] { postponed.compactMap(\.title) }
+    /// Distinct worklist IDs, titles the index answers counted as their IDs.
     public var considered = 0
     /// Cached, within their TTL and made by the current normalizer.
     public var fresh = 0
@@ -124,6 +156,22 @@ public struct Plan: Sendable, Equatable {
     public var failedAwaitingRetry = 0
     /// For IDs to fetch whose earlier runs failed: how many runs failed (sets the next backoff).
     public var failedBefore: [String: Int] = [:]
+    /// What the title index says of the worklists' titles.
+    public var titles = TitleCounts()
+
+    /// The worklists' distinct titles by what the title index says of them.
+    public struct TitleCounts: Sendable, Equatable {
+        /// Distinct titles (normalized title, year and type) the worklists name.
+        public var distinct = 0
+        /// Titles the index answers with an ID: planned as that ID, with no call to resolve them.
+        public var known = 0
+        /// Titles OMDb did not find, waiting for their recheck.
+        public var notFound = 0
+        /// Titles to ask OMDb for (`t=`), one call each, tonight or later.
+        public var toResolve = 0
+
+        public init() {}
+    }
 
     public init() {}
 
@@ -143,25 +191,25 @@ public struct Plan: Sendable, Equatable {
         }
     }
 
-    /// Adds the next due ID in rank order: to `toFetch` while `budget` allows, else to `deferred`.
-    public mutating func schedule(_ id: String, failedBefore: Int?, budget: Int?) {
-        if let budget, toFetch.count >= max(budget, 0) {
-            deferred.append(id)
+    /// Adds the next due ID or title in rank order: to ``scheduled`` while `budget` allows, else to ``postponed``.
+    public mutating func schedule(_ target: FetchTarget, failedBefore: Int?, budget: Int?) {
+        if let budget, scheduled.count >= max(budget, 0) {
+            postponed.append(target)
             return
         }
-        toFetch.append(id)
-        if let failedBefore { self.failedBefore[id] = failedBefore }
+        scheduled.append(target)
+        if let failedBefore, let id = target.imdbID { self.failedBefore[id] = failedBefore }
     }
 
-    /// Every ID due, within the budget or not.
-    public var due: Int { toFetch.count + deferred.count }
+    /// Every ID and title due, within the budget or not.
+    public var due: Int { scheduled.count + postponed.count }
 
     /// Days until the deferred backlog is fetched at `callsPerDay`, counting today's share as done.
     ///
     /// `nil` when nothing is deferred; `Int.max` when no calls are available at all.
     public func daysToClear(callsPerDay: Int) -> Int? {
-        guard !deferred.isEmpty else { return nil }
+        guard !postponed.isEmpty else { return nil }
         guard callsPerDay > 0 else { return Int.max }
-        return (deferred.count + callsPerDay - 1) / callsPerDay
+        return (postponed.count + callsPerDay - 1) / callsPerDay
     }
 }

@@ -7,18 +7,36 @@ public enum PlanReport {
         let p = night.plan
         let key = keyFingerprint.map { "key \(KeyFingerprint.short($0))" } ?? "busiest key today"
         var rows: [(String, Int, String)] = [
-            ("considered", p.considered, "distinct IDs in the worklists"),
+            (
+                "considered", p.considered,
+                "distinct IDs in the worklists" + (p.titles.known > 0 ? ", titles the index knows included" : "")
+            ),
             ("fresh", p.fresh, "cached and within their TTL; no call"),
             ("due", p.due, "missing \(p.missing), stale \(p.stale), older normalizer \(p.upgrades); in that order"),
-            ("to fetch", p.toFetch.count, "tonight, within the \(night.callsLeft) calls left today (\(key))"),
-            ("deferred", p.deferred.count, deferredNote(night)),
+            ("to fetch", p.scheduled.count, "tonight, within the \(night.callsLeft) calls left today (\(key))"),
+            ("deferred", p.postponed.count, deferredNote(night)),
             ("not found", p.notFoundAwaitingRecheck, "OMDb did not know them; rechecked after their TTL"),
             ("failed", p.failedAwaitingRetry, "waiting for their retry time"),
         ]
+        let t = p.titles
+        if t.distinct > 0 {
+            let tonight = p.titlesToResolve.count
+            rows.insert(
+                (
+                    "titles", t.distinct,
+                    "named by title, no ID: \(t.known) in the title index (no call), \(t.notFound) not found before,"
+                        + " \(t.toResolve) to resolve (\(tonight) tonight, 1 call each)"
+                ), at: 1)
+        }
         if night.skippedLines > 0 {
             rows.append(("skipped lines", night.skippedLines, "worklist lines that named no ID (see warnings)"))
         }
+        let lists = night.files.map { file in
+            let parts = [file.ids > 0 ? "\(file.ids) IDs" : nil, file.titles > 0 ? "\(file.titles) titles" : nil]
+            return "\(file.name) (\(file.kind): \(parts.compactMap { $0 }.joined(separator: ", ")))"
+        }
         return "filmcache plan → \(database) (quota day \(night.quotaDay); dry run, no OMDb call)\n"
+            + (lists.isEmpty ? "" : "worklists: " + lists.joined(separator: "; ") + "\n")
             + TextTable.counts(rows, labelWidth: 14)
     }
 
@@ -38,12 +56,19 @@ public enum PlanReport {
         let document = Document(
             quotaDay: night.quotaDay, keyFingerprint: keyFingerprint.map(KeyFingerprint.short),
             considered: p.considered, fresh: p.fresh,
-            toFetch: p.toFetch.count, missing: p.missing, stale: p.stale, upgrades: p.upgrades,
-            deferred: p.deferred.count, daysToClear: night.daysToClear == Int.max ? nil : night.daysToClear,
+            toFetch: p.scheduled.count, missing: p.missing, stale: p.stale, upgrades: p.upgrades,
+            deferred: p.postponed.count, daysToClear: night.daysToClear == Int.max ? nil : night.daysToClear,
             notFoundAwaitingRecheck: p.notFoundAwaitingRecheck, failedAwaitingRetry: p.failedAwaitingRetry,
             callsPerDay: night.callsPerDay, callsUsed: night.callsUsed, callsLeft: night.callsLeft,
             exhausted: night.exhausted, skippedLines: night.skippedLines,
-            toFetchIDs: ids ? p.toFetch : nil, deferredIDs: ids ? p.deferred : nil)
+            toFetchIDs: ids ? p.toFetch : nil, deferredIDs: ids ? p.deferred : nil,
+            titles: p.titles.distinct == 0
+                ? nil
+                : Titles(
+                    distinct: p.titles.distinct, known: p.titles.known, notFound: p.titles.notFound,
+                    toResolve: p.titles.toResolve, toResolveTonight: p.titlesToResolve.count,
+                    toResolveTitles: ids ? p.titlesToResolve.map(Titles.Entry.init) : nil),
+            worklists: night.files.map { Worklist(file: $0.name, kind: $0.kind, ids: $0.ids, titles: $0.titles) })
         return ReportJSON.encode(document)
     }
 
@@ -58,5 +83,34 @@ public enum PlanReport {
         var skippedLines: Int
         var toFetchIDs: [String]?
         var deferredIDs: [String]?
+        var titles: Titles?
+        var worklists: [Worklist]
+    }
+
+    /// The worklists' titles by what the title index says of them.
+    private struct Titles: Encodable {
+        var distinct, known, notFound, toResolve, toResolveTonight: Int
+        var toResolveTitles: [Entry]?
+
+        /// A title to resolve tonight and where the worklists first name it.
+        struct Entry: Encodable {
+            var title: String
+            var year: Int?
+            var type: String?
+            var at: String
+
+            init(_ entry: TitleEntry) {
+                title = entry.query.title
+                year = entry.query.year
+                type = entry.query.type
+                at = entry.place
+            }
+        }
+    }
+
+    /// One worklist file: what kind of list it is and what it named.
+    private struct Worklist: Encodable {
+        var file, kind: String
+        var ids, titles: Int
     }
 }

@@ -9,6 +9,14 @@ public enum SummaryReport {
             ("not found", s.notFound, "OMDb does not know them; recorded"),
             ("failed", s.failed, "recorded with a retry time"),
         ]
+        if s.titlesResolved + s.titlesNotFound + s.titlesKnown > 0 {
+            rows.append(
+                (
+                    "titles resolved", s.titlesResolved,
+                    "asked by title (t=), of those fetched; \(s.titlesNotFound) not found,"
+                        + " \(s.titlesKnown) answered by the title index"
+                ))
+        }
         if s.awaitingRecheck > 0 {
             rows.append(("awaiting recheck", s.awaitingRecheck, "negative answers not yet due"))
         }

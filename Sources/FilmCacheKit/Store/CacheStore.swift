@@ -120,6 +120,13 @@ public final class CacheStore: Sendable {
                 if !batch.aliases.isEmpty {
                     try c.deleteLookups.run([.text(JSONText.array(batch.aliases.map(\.askedID)))])
                 }
+                for answer in batch.titles {
+                    try c.upsertTitle.run([
+                        .text(answer.key.title), .integer(answer.key.year), .text(answer.key.type),
+                        .text(answer.askedTitle), .optional(answer.imdbID), .text(Timestamp.format(answer.answeredAt)),
+                        .optional(answer.nextAttemptAt.map(Timestamp.format)),
+                    ])
+                }
                 for lookup in batch.lookups {
                     try c.upsertLookup.run([
                         .text(lookup.imdbID), .text(lookup.status.rawValue), .optional(lookup.message),
@@ -136,7 +143,7 @@ public final class CacheStore: Sendable {
     /// The result has one entry per distinct ID, in the order given. Only the temporary table
     /// is written, so the read takes no write lock and waits for no running warm.
     public func states(of ids: [String]) throws(StoreError) -> [CachedState] {
-        try withWorklist(Worklist(ids: ids)) { c throws(StoreError) in
+        try withWorklist(Worklist(ids: ids)) { c, _ throws(StoreError) in
             var states: [(position: Int, state: CachedState)] = []
             try c.selectStates.forEach { row throws(StoreError) in
                 states.append((row.int(10) ?? 0, Self.cachedState(row)))
@@ -153,8 +160,9 @@ public final class CacheStore: Sendable {
     /// second temporary table, read back in the order of its index. Memory stays flat as the
     /// worklist grows: only the worklist's entries and the plan's own lists are held.
     public func plan(_ worklist: Worklist, planner: Planner, now: Date, budget: Int?) throws(StoreError) -> Plan {
-        try withWorklist(worklist) { c throws(StoreError) in
+        try withWorklist(worklist, at: now) { c, titles throws(StoreError) in
             var plan = Plan()
+            plan.titles = titles.counts
             try c.selectStates.forEach { row throws(StoreError) in
                 let state = Self.cachedState(row)
                 let placement = planner.place(state, demand: row.int(11) ?? 1, position: row.int(10) ?? 0, now: now)
@@ -162,29 +170,94 @@ public final class CacheStore: Sendable {
                 guard case .due(let rank) = placement else { return }
                 try c.insertDue.run([
                     .integer(rank.kind.rawValue), .real(rank.score), .integer(rank.position), .text(state.imdbID),
-                    .optional(rank.failedBefore),
+                    .optional(rank.failedBefore), .null,
+                ])
+            }
+            // A title to resolve is a film not cached yet: it ranks as a missing ID named as often.
+            for (index, due) in titles.due.enumerated() {
+                try c.insertDue.run([
+                    .integer(DueRank.Kind.missing.rawValue), .real(Double(due.demand)), .integer(due.position),
+                    .text(""), .null, .integer(index),
                 ])
             }
             try c.selectDue.forEach { row throws(StoreError) in
-                plan.schedule(row.text(0) ?? "", failedBefore: row.int(1), budget: budget)
+                if let index = row.int(2) {
+                    plan.schedule(.title(titles.due[index].entry), failedBefore: nil, budget: budget)
+                } else {
+                    plan.schedule(.id(row.text(0) ?? ""), failedBefore: row.int(1), budget: budget)
+                }
             }
             return plan
         }
     }
 
-    /// Runs `body` in a read transaction with `worklist` loaded into `temp.worklist`, emptied again after.
-    private func withWorklist<T: Sendable>(_ worklist: Worklist, _ body: (Connection) throws(StoreError) -> T)
-        throws(StoreError) -> T
-    {
+    /// What the title index says of a worklist's titles: the IDs it knows, the titles to resolve.
+    struct TitlePlan {
+        /// The film each known title names.
+        var resolved: [TitleKey: String] = [:]
+        /// Titles to ask OMDb for: the first entry naming each, the files naming it, its place in the worklists.
+        var due: [(entry: TitleEntry, demand: Int, position: Int)] = []
+        var counts = Plan.TitleCounts()
+    }
+
+    /// Looks each distinct title of `worklist` up in the title index, at `now`.
+    private static func titlePlan(_ worklist: Worklist, _ c: Connection, at now: Date) throws(StoreError) -> TitlePlan {
+        var result = TitlePlan()
+        guard !worklist.titles.isEmpty else { return result }
+        var seen: [TitleKey: Int] = [:]
+        var files: [TitleKey: Set<Int>] = [:]
+        var firsts: [(key: TitleKey, entry: TitleEntry)] = []
+        try worklist.forEachFile { (file, _, entries) throws(StoreError) in
+            for entry in entries {
+                let key = entry.query.key
+                files[key, default: []].insert(file)
+                if seen[key] == nil {
+                    seen[key] = firsts.count
+                    firsts.append((key, entry))
+                }
+            }
+        }
+        result.counts.distinct = firsts.count
+        for (ordinal, first) in firsts.enumerated() {
+            let key = first.key
+            let row = try c.selectTitle.query([.text(key.title), .integer(key.year), .text(key.type)]) { row in
+                (imdbID: row.text(0), next: row.text(1).flatMap(Timestamp.parse))
+            }.first
+            if let id = row?.imdbID {
+                result.resolved[key] = id
+                result.counts.known += 1
+            } else if let next = row?.next, next > now {
+                result.counts.notFound += 1
+            } else {
+                result.counts.toResolve += 1
+                result.due.append((first.entry, files[key]?.count ?? 1, worklist.entryCount + ordinal))
+            }
+        }
+        return result
+    }
+
+    /// Runs `body` in a read transaction with `worklist` loaded into `temp.worklist`, emptied again
+    /// after; a title the index knows at `now` stands in the worklist as its ID.
+    private func withWorklist<T: Sendable>(
+        _ worklist: Worklist, at now: Date = Date(), _ body: (Connection, TitlePlan) throws(StoreError) -> T
+    ) throws(StoreError) -> T {
         try withConnection { c throws(StoreError) in
             let result = try c.db.transaction(deferred: true) { () throws(StoreError) in
                 try c.db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
+                let titles = try Self.titlePlan(worklist, c, at: now)
                 var position = 0
-                try worklist.forEachEntry { (id, file) throws(StoreError) in
-                    try c.insertWorklist.run([.text(id), .integer(position), .integer(file)])
-                    position += 1
+                try worklist.forEachFile { (file, ids, entries) throws(StoreError) in
+                    for id in ids {
+                        try c.insertWorklist.run([.text(id), .integer(position), .integer(file)])
+                        position += 1
+                    }
+                    for entry in entries {
+                        guard let id = titles.resolved[entry.query.key] else { continue }
+                        try c.insertWorklist.run([.text(id), .integer(position), .integer(file)])
+                        position += 1
+                    }
                 }
-                let result = try body(c)
+                let result = try body(c, titles)
                 try c.db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
                 return result
             }
@@ -265,6 +338,8 @@ public final class CacheStore: Sendable {
         let selectStates: SQLiteStatement
         let insertDue: SQLiteStatement
         let selectDue: SQLiteStatement
+        let upsertTitle: SQLiteStatement
+        let selectTitle: SQLiteStatement
 
         init(_ db: SQLiteConnection) throws(StoreError) {
             self.db = db
@@ -291,6 +366,16 @@ public final class CacheStore: Sendable {
                     attempts = lookups.attempts + 1, last_attempt_at = excluded.last_attempt_at,
                     next_attempt_at = excluded.next_attempt_at
                 """)
+            upsertTitle = try db.prepare(
+                """
+                INSERT INTO titles (title_key, year, type, asked_title, imdb_id, resolved_at, next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (title_key, year, type) DO UPDATE SET
+                    asked_title = excluded.asked_title, imdb_id = excluded.imdb_id,
+                    resolved_at = excluded.resolved_at, next_attempt_at = excluded.next_attempt_at
+                """)
+            selectTitle = try db.prepare(
+                "SELECT imdb_id, next_attempt_at FROM titles WHERE title_key = ? AND year = ? AND type = ?")
             // Temporary tables live in SQLite's page cache, kept to 512 KB, and spill to a temporary
             // file, so a long worklist costs pages on disk, not memory; `due` is read in the order
             // of its index, so no sorter holds the due IDs in memory either. `file` is the last
@@ -303,7 +388,7 @@ public final class CacheStore: Sendable {
                     file INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TEMP TABLE IF NOT EXISTS due (
                     kind INTEGER NOT NULL, score REAL NOT NULL, position INTEGER NOT NULL, imdb_id TEXT NOT NULL,
-                    failed_before INTEGER);
+                    failed_before INTEGER, title INTEGER);
                 CREATE INDEX IF NOT EXISTS temp.due_order ON due (kind, score DESC, position);
                 PRAGMA temp.cache_size = -512;
                 """)
@@ -322,10 +407,10 @@ public final class CacheStore: Sendable {
                 LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
                 """)
             insertDue = try db.prepare(
-                "INSERT INTO temp.due (kind, score, position, imdb_id, failed_before) VALUES (?, ?, ?, ?, ?)")
+                "INSERT INTO temp.due (kind, score, position, imdb_id, failed_before, title) VALUES (?, ?, ?, ?, ?, ?)")
             // The order of `DueRank.comesBefore`, which the `due_order` index serves.
             selectDue = try db.prepare(
-                "SELECT imdb_id, failed_before FROM temp.due ORDER BY kind, score DESC, position")
+                "SELECT imdb_id, failed_before, title FROM temp.due ORDER BY kind, score DESC, position")
         }
     }
 }
@@ -335,17 +420,43 @@ public struct WriteBatch: Sendable {
     public var films: [IMDBFilm] = []
     public var lookups: [LookupRecord] = []
     public var aliases: [FilmAlias] = []
+    public var titles: [TitleAnswer] = []
 
-    public init(films: [IMDBFilm] = [], lookups: [LookupRecord] = [], aliases: [FilmAlias] = []) {
+    public init(
+        films: [IMDBFilm] = [], lookups: [LookupRecord] = [], aliases: [FilmAlias] = [], titles: [TitleAnswer] = []
+    ) {
         self.films = films
         self.lookups = lookups
         self.aliases = aliases
+        self.titles = titles
     }
 
     /// Whether there is nothing to write.
-    public var isEmpty: Bool { films.isEmpty && lookups.isEmpty && aliases.isEmpty }
-    /// Films plus lookups plus aliases.
-    public var count: Int { films.count + lookups.count + aliases.count }
+    public var isEmpty: Bool { films.isEmpty && lookups.isEmpty && aliases.isEmpty && titles.isEmpty }
+    /// Films plus lookups plus aliases plus title answers.
+    public var count: Int { films.count + lookups.count + aliases.count + titles.count }
+}
+
+/// What OMDb's `t=` answered for a title query: the film's ID, or that it knows no such title.
+public struct TitleAnswer: Sendable, Equatable {
+    /// The index key: normalized title, year (0: none), type ("": any).
+    public var key: TitleKey
+    /// The title as the list wrote it.
+    public var askedTitle: String
+    /// The film OMDb answered with; `nil` when it found none.
+    public var imdbID: String?
+    /// When the answer came.
+    public var answeredAt: Date
+    /// For a title OMDb did not find: when to ask again.
+    public var nextAttemptAt: Date?
+
+    public init(query: TitleQuery, imdbID: String?, answeredAt: Date, nextAttemptAt: Date? = nil) {
+        key = query.key
+        askedTitle = query.title
+        self.imdbID = imdbID
+        self.answeredAt = answeredAt
+        self.nextAttemptAt = nextAttemptAt
+    }
 }
 
 /// An ID OMDb answered with another title's body: IMDb merged `askedID` into `imdbID`.

@@ -169,5 +169,20 @@ enum Schema {
             SELECT key_fingerprint, CAST(strftime('%s', quota_day || ' 12:00:00') AS INTEGER) / 60, used
             FROM quota_ledger WHERE used > 0;
         """,
+        // 6: the title index: what OMDb's `t=` answered for a normalized title, year and type, so
+        // a film a list names by title is paid for once.
+        """
+        CREATE TABLE titles (
+            title_key       TEXT NOT NULL,
+            year            INTEGER NOT NULL,
+            type            TEXT NOT NULL,
+            asked_title     TEXT NOT NULL,
+            imdb_id         TEXT,
+            resolved_at     TEXT NOT NULL,
+            next_attempt_at TEXT,
+            PRIMARY KEY (title_key, year, type)
+        ) WITHOUT ROWID;
+        CREATE INDEX titles_imdb_id ON titles (imdb_id);
+        """,
     ]
 }

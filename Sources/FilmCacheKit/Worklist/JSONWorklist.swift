@@ -35,8 +35,7 @@ public enum JSONWorklist {
         do {
             document = try JSONSerialization.jsonObject(with: Data(bytes[start...]))
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            throw .malformed(path: file, line: nil, reason: "not valid JSON" + (detail.map { ": \($0)" } ?? ""))
+            throw invalid(error, in: bytes, from: start, file: file)
         }
         guard let array = document as? [Any] else {
             throw .malformed(path: file, line: nil, reason: "expected a JSON array of IDs or objects at the top level")
@@ -51,13 +50,68 @@ public enum JSONWorklist {
             let subject = "element \(index + 1)" + (found?.key.map { ": " + $0 } ?? "")
             if let id = found?.value as? String {
                 parsed.take(id, line: line, reason: "\(subject) is not an IMDb title ID")
+            } else if found == nil, let query = titleQuery(in: element) {
+                parsed.append(query, line: line)
             } else {
                 let reason =
-                    found == nil ? "\(subject) has no imdbID, imdb_id or ids.imdb" : "\(subject) is not a string"
-                parsed.warnings.append(WorklistWarning(file: file, line: line, text: text, reason: reason))
+                    found == nil
+                    ? "\(subject) has no imdbID, imdb_id, ids.imdb or title" : "\(subject) is not a string"
+                parsed.warnings.append(
+                    WorklistWarning(file: file, line: line, text: text, reason: reason, verbatim: true))
             }
         }
         return parsed
+    }
+
+    /// The error for text JSONSerialization refused, at the line and column it names.
+    ///
+    /// Foundation says where as "around character N", a byte offset; people and editors count
+    /// lines and columns, so the offset becomes those and leaves the message.
+    private static func invalid(_ error: any Error, in bytes: [UInt8], from start: Int, file: String) -> WorklistError {
+        var detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
+        var offset: Int?
+        if let range = detail.range(of: " around character ") {
+            let digits = detail[range.upperBound...].prefix { $0.isASCII && $0.isNumber }
+            offset = Int(digits).map { start + $0 }
+            detail = String(detail[..<range.lowerBound])
+        } else if detail.localizedCaseInsensitiveContains("end of file") {
+            offset = bytes.count
+        }
+        while detail.hasSuffix(".") { detail.removeLast() }
+        let reason =
+            "not valid JSON" + (detail.isEmpty ? "" : ": " + detail.prefix(1).lowercased() + detail.dropFirst())
+        guard let offset, offset >= start, offset <= bytes.count else {
+            return .malformed(path: file, line: nil, reason: reason)
+        }
+        let place = bytes.withUnsafeBufferPointer { LineBreak.place(of: offset, in: $0, from: start) }
+        return .malformed(path: file, line: place.line, column: place.column, reason: reason)
+    }
+
+    /// The film an object names by title (`title` or `name`, with `year` and `type` if given), itself
+    /// or in the wrapper its `type` names (else `movie`, `episode`, `show`); `nil` when it names none.
+    private static func titleQuery(in element: Any) -> TitleQuery? {
+        guard let object = element as? [String: Any] else { return nil }
+        if let query = titleQuery(inObject: object, type: nil) { return query }
+        let wrappers = (object["type"] as? String).map { [$0] } ?? ["movie", "episode", "show"]
+        for wrapper in wrappers {
+            if let inner = object[wrapper] as? [String: Any], let query = titleQuery(inObject: inner, type: wrapper) {
+                return query
+            }
+        }
+        return nil
+    }
+
+    /// The title query of one object's own `title`/`name`, `year` and `type` (else `type`).
+    private static func titleQuery(inObject object: [String: Any], type: String?) -> TitleQuery? {
+        func value(_ keys: [String]) -> Any? { keys.lazy.compactMap { object[$0] }.first { !($0 is NSNull) } }
+        guard let title = value(["title", "Title", "name", "Name"]) as? String else { return nil }
+        var year: Int?
+        switch value(["year", "Year"]) {
+        case let number as NSNumber: year = number.intValue
+        case let text as String: year = Int(text.prefix(4))
+        default: year = nil
+        }
+        return TitleQuery(title: title, year: year, type: value(["type", "Type"]) as? String ?? type)
     }
 
     /// The value an element offers as its ID and the key path it sits at (`nil` for a bare string).

@@ -41,4 +41,17 @@ enum LineBreak {
         forEachLine(in: UnsafeBufferPointer(rebasing: bytes[..<offset]), from: start) { number, _ in line = number }
         return line
     }
+
+    /// The 1-based line and column (in characters) of the byte at `offset`, counting from `start`.
+    static func place(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (line: Int, column: Int)
+    {
+        var line = 1
+        var lineStart = start
+        forEachLine(in: UnsafeBufferPointer(rebasing: bytes[..<offset]), from: start) { number, range in
+            line = number
+            lineStart = range.lowerBound
+        }
+        let before = UnsafeBufferPointer(rebasing: bytes[lineStart..<offset])
+        return (line, String(decoding: before, as: UTF8.self).count + 1)
+    }
 }

@@ -12,6 +12,10 @@ public struct ParsedWorklist: Sendable, Equatable {
     private var lines: [UInt32] = []
     /// What named no ID, in file order.
     public var warnings: [WorklistWarning] = []
+    /// Entries that name a film by title instead of an ID, in file order.
+    public var titles: [TitleEntry] = []
+    /// What kind of list the file is, as messages name it: `Letterboxd export`, `CSV`, `JSON`, `text`.
+    public var kind = "text"
 
     /// An empty result for `file`.
     public init(file: String) {
@@ -37,6 +41,14 @@ public struct ParsedWorklist: Sendable, Equatable {
         packedIDs.append(imdbID)
         // A line past 4 billion would need a file of over 4 GB; it is shown as the largest number.
         lines.append(UInt32(clamping: line))
+    }
+
+    /// Whether the file gave nothing to fetch: no ID and no title.
+    public var isEmpty: Bool { packedIDs.count == 0 && titles.isEmpty }
+
+    /// Records a title found at `line`.
+    mutating func append(_ query: TitleQuery, line: Int) {
+        titles.append(TitleEntry(query: query, file: file, line: line))
     }
 
     /// Records `value` found at `line` as an entry when it names an IMDb title (an ID, `TT` too, or an

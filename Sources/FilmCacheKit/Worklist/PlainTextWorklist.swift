@@ -4,6 +4,13 @@ import Foundation
 ///
 /// A line may also start with an ID and go on with text (`tt0068646 The Godfather`) or more IDs
 /// (`tt0468569,tt0050083`): it gives every ID among its fields. `TT` in capitals is read as `tt`.
+///
+/// A line that names no ID may name a film: `Heat (1995)` is a title and its year, in any list;
+/// `Heat` alone is a title in a list that names no ID at all (in a list of IDs a line of words is
+/// more likely a mistake than a film, and a title costs a call). A line that looks like a broken
+/// ID or URL, or holds control characters or bytes that are not UTF-8, is never a title; nor,
+/// without a year, is a line with a field separator (`,`, `;`, `|`, tab) or a lone word with a
+/// digit in it or a `tt`/`nm` prefix.
 public enum PlainTextWorklist {
     /// What one file yielded; the same shape for every format.
     public typealias Parsed = ParsedWorklist
@@ -11,6 +18,8 @@ public enum PlainTextWorklist {
     /// Parses `data` as UTF-8 text (a BOM and CRLF line ends are fine); `file` names it in warnings.
     public static func parse(_ data: Data, file: String) -> ParsedWorklist {
         var parsed = ParsedWorklist(file: file)
+        // Titles without a year, kept until the file is read: they count only in a list with no ID.
+        var bareTitles: [(query: TitleQuery, line: Int, text: String)] = []
         data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             // Most lines hold one ID each, so the line count is the size to expect.
@@ -25,13 +34,63 @@ public enum PlainTextWorklist {
                 let line = stripComment(Substring(text)).trimmingCharacters(in: .whitespacesAndNewlines)
                 if line.isEmpty { return }
                 let ids = imdbIDs(in: line)
-                if ids.isEmpty {
-                    parsed.warnings.append(WorklistWarning(file: file, line: number, text: line))
-                }
                 for id in ids { parsed.append(id, line: number) }
+                guard ids.isEmpty else { return }
+                switch title(in: line) {
+                case (let query, true)?: parsed.append(query, line: number)
+                case (let query, false)?: bareTitles.append((query, number, line))
+                case nil: parsed.warnings.append(WorklistWarning(file: file, line: number, text: line))
+                }
             }
         }
+        guard !bareTitles.isEmpty else { return parsed }
+        if parsed.packedIDs.count == 0 {
+            for bare in bareTitles { parsed.append(bare.query, line: bare.line) }
+            parsed.titles.sort { $0.line < $1.line }
+        } else {
+            for bare in bareTitles {
+                parsed.warnings.append(
+                    WorklistWarning(
+                        file: file, line: bare.line, text: bare.text,
+                        reason: "not an IMDb ID or title URL (a title needs its year in a list of IDs)"))
+            }
+            parsed.warnings.sort { $0.line < $1.line }
+        }
         return parsed
+    }
+
+    /// The film a line names by title: `Heat (1995)` gives the title and year (`true`), `Heat` the
+    /// title alone (`false`); `nil` for a line that cannot be a title.
+    static func title(in line: String) -> (TitleQuery, hasYear: Bool)? {
+        guard line.count <= 300,
+            !line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{FFFD}" })
+        else { return nil }
+        let lowered = line.lowercased()
+        // A broken ID or URL (`tt12`, `1,tt0068646x`, `https://…`) is a mistake to report, not a title to pay for.
+        let utf8 = Array(lowered.utf8)
+        if utf8.indices.dropLast(2).contains(where: {
+            utf8[$0] == UInt8(ascii: "t") && utf8[$0 + 1] == UInt8(ascii: "t") && (48...57).contains(utf8[$0 + 2])
+                && ($0 == 0 || !(97...122).contains(utf8[$0 - 1]))
+        }) {
+            return nil
+        }
+        if lowered.contains("://") || lowered.contains("imdb.com") || lowered.hasPrefix("www.") { return nil }
+        if line.hasSuffix(")"), let open = line.lastIndex(of: "(") {
+            let inside = line[line.index(after: open)..<line.index(before: line.endIndex)]
+            if inside.count == 4, inside.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(inside),
+                TitleQuery.years.contains(year), let query = TitleQuery(title: String(line[..<open]), year: year)
+            {
+                return (query, true)
+            }
+        }
+        // Without a year, a line is a title only when it cannot be something else gone wrong: a
+        // record of another format (field separators), or a lone word with a digit or a `tt`/`nm`
+        // prefix (a broken ID). `Se7en (1995)` and `Crouching Tiger, Hidden Dragon (2000)` still are.
+        if line.contains(where: { $0 == "," || $0 == ";" || $0 == "|" || $0 == "\t" }) { return nil }
+        if !line.contains(" "), lowered.hasPrefix("tt") || lowered.hasPrefix("nm") || line.contains(where: \.isNumber) {
+            return nil
+        }
+        return TitleQuery(title: line).map { ($0, false) }
     }
 
     /// The ID of a line that is a bare ID with at most ASCII spaces and tabs around it; `nil` for any other line.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The IDs named by one or more worklist files, as read: every entry in file order, duplicates kept.
 ///
@@ -12,6 +13,14 @@ public struct Worklist: Sendable, Equatable {
     private var fileStarts: [Int] = []
     /// Lines, CSV records and JSON elements that named no ID, each reported with its file and line.
     public var warnings: [WorklistWarning] = []
+    /// Entries that name a film by title, in the order read.
+    public private(set) var titles: [TitleEntry] = []
+    /// The index of each title entry's file.
+    private var titleFiles: [Int] = []
+    /// What each file read held, in the order read.
+    public private(set) var files: [WorklistFile] = []
+    /// Files that gave nothing, among others that did: each a message naming the file.
+    public private(set) var emptyFiles: [String] = []
 
     /// An empty worklist.
     public init() {}
@@ -54,22 +63,66 @@ public struct Worklist: Sendable, Equatable {
         }
     }
 
-    /// Adds one file's IDs and warnings after those read so far.
+    /// Logs what reading the files found wrong: each file that gave nothing among others, each
+    /// skipped entry; and names each file that is a Letterboxd export.
+    public func log(to logger: Logger) {
+        for file in files where file.kind == "Letterboxd export" {
+            logger.info("worklist \(file.name) is a Letterboxd export: \(file.titles) films named by title")
+        }
+        for message in emptyFiles { logger.warning("\(message)") }
+        for warning in warnings { logger.warning("\(warning)") }
+    }
+
+    /// The range of `packed` that file `file` fills.
+    private func range(ofFile file: Int) -> Range<Int> {
+        fileStarts[file]..<(file + 1 < fileStarts.count ? fileStarts[file + 1] : packed.count)
+    }
+
+    /// Calls `body` with each file's index, its IDs in order (duplicates kept) and its title entries.
+    func forEachFile<E: Error>(_ body: (Int, [String], [TitleEntry]) throws(E) -> Void) throws(E) {
+        var titleIndex = 0
+        for file in fileStarts.indices {
+            var fileTitles: [TitleEntry] = []
+            while titleIndex < titles.count, titleFiles[titleIndex] == file {
+                fileTitles.append(titles[titleIndex])
+                titleIndex += 1
+            }
+            try body(file, range(ofFile: file).map { packed[$0] }, fileTitles)
+        }
+    }
+
+    /// Adds one file's IDs, titles and warnings after those read so far.
     mutating func append(_ parsed: ParsedWorklist) {
+        let file = fileStarts.count
         fileStarts.append(packed.count)
         packed.append(contentsOf: parsed.packedIDs)
+        titles += parsed.titles
+        titleFiles += Array(repeating: file, count: parsed.titles.count)
         warnings += parsed.warnings
+        files.append(
+            WorklistFile(name: parsed.file, kind: parsed.kind, ids: parsed.packedIDs.count, titles: parsed.titles.count)
+        )
     }
 
     /// Reads and merges the files at `paths`, each parsed as `format` (by default, detected from its content).
+    ///
+    /// A file that gives nothing is an error when it is the only one, or when none of the others
+    /// gives anything either; among files that do, it is a warning in ``emptyFiles`` and the run goes on.
     public static func read(paths: [String], format: WorklistFormat = .auto) throws(WorklistError) -> Worklist {
         var merged = Worklist()
+        var empty: [WorklistError] = []
         for path in paths {
             // The file's bytes are let go as soon as it is parsed.
             let parsed = try format.parse(try contents(of: path), file: path)
-            guard parsed.packedIDs.count > 0 else { throw .noIDs(path: path, warnings: parsed.warnings.count) }
+            guard !parsed.isEmpty else {
+                empty.append(.noIDs(path: path, warnings: parsed.warnings.count))
+                merged.warnings += parsed.warnings
+                continue
+            }
             merged.append(parsed)
         }
+        if merged.files.isEmpty, let first = empty.first { throw first }
+        merged.emptyFiles = empty.map { "\($0); the other worklists are used" }
         return merged
     }
 
@@ -104,6 +157,18 @@ public struct Worklist: Sendable, Equatable {
     }
 }
 
+/// What one worklist file held, for messages and the plan.
+public struct WorklistFile: Sendable, Equatable {
+    /// The file, as it was named.
+    public var name: String
+    /// What kind of list it is: `Letterboxd export`, `CSV`, `JSON` or `text`.
+    public var kind: String
+    /// Entries that named an ID, duplicates included.
+    public var ids: Int
+    /// Entries that named a title, duplicates included.
+    public var titles: Int
+}
+
 /// One ID and where it was found.
 public struct WorklistEntry: Sendable, Equatable {
     /// The IMDb title ID, `tt` and 7 to 10 digits.
@@ -124,12 +189,35 @@ public struct WorklistWarning: Sendable, Equatable, CustomStringConvertible {
     public var text: String
     /// Why it was skipped, as the message shows it.
     public var reason = "not an IMDb ID or title URL"
+    /// Whether `text` is source text that quotes itself (a JSON element), shown as it stands
+    /// rather than quoted again.
+    public var verbatim = false
+
+    public init(
+        file: String, line: Int, text: String, reason: String = "not an IMDb ID or title URL", verbatim: Bool = false
+    ) {
+        self.file = file
+        self.line = line
+        self.text = text
+        self.reason = reason
+        self.verbatim = verbatim
+    }
 
     /// `file:line: reason, skipped: "text"`, the text cut at 80 characters.
     ///
     /// The text is quoted as Swift would, control characters escaped, except that an apostrophe is
     /// shown as it stands in the file: `tt1'; DROP TABLE films` must not read as `tt1\'; DROP …`.
     public var description: String {
+        if verbatim {
+            // One line: runs of white space (a pretty-printed object's line breaks) become one space.
+            let words = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+            let shown = words.count > 80 ? String(words.prefix(80)) + "…" : words
+            let escaped = shown.unicodeScalars.map { scalar in
+                scalar.properties.generalCategory == .control
+                    ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            }.joined()
+            return "\(file):\(line): \(reason), skipped: \(escaped)"
+        }
         let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
         // Every apostrophe comes out escaped and no other escape ends in one, so each `\'` is one apostrophe.
         let quoted = shown.debugDescription.replacingOccurrences(of: "\\'", with: "'")
@@ -141,27 +229,30 @@ public struct WorklistWarning: Sendable, Equatable, CustomStringConvertible {
 public enum WorklistError: Error, Equatable, CustomStringConvertible {
     /// The file could not be read.
     case unreadable(path: String, reason: String)
-    /// The file was read but named no usable ID; `warnings` lines, records or elements were skipped.
+    /// The file was read but named no usable ID or title; `warnings` lines, records or elements were skipped.
     case noIDs(path: String, warnings: Int)
     /// No worklist file was given.
     case empty
     /// A CSV worklist whose header has no ID column (`Const`, `imdbID`, `imdb_id` or `tconst`).
     case noIDColumn(path: String, header: String)
-    /// The file is not well-formed in its format (bad JSON, an unterminated CSV quote); `line` when known.
-    case malformed(path: String, line: Int?, reason: String)
+    /// The file is not well-formed in its format (bad JSON, an unterminated CSV quote); `line` and
+    /// `column` when known.
+    case malformed(path: String, line: Int?, column: Int? = nil, reason: String)
 
     /// A message that names the file and says what to fix.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "cannot read worklist \(path): \(reason)"
         case .noIDs(let path, let warnings):
-            "worklist \(path) names no IMDb ID"
+            "worklist \(path) names no IMDb ID or title"
                 + (warnings > 0 ? " (\(warnings) \(warnings == 1 ? "entry" : "entries") could not be read)" : "")
         case .empty: "no worklist given: name one or more files"
         case .noIDColumn(let path, let header):
-            "CSV worklist \(path) has no Const, imdbID, imdb_id or tconst column; its header is \(header.debugDescription)"
-        case .malformed(let path, let line?, let reason): "worklist \(path):\(line): \(reason)"
-        case .malformed(let path, nil, let reason): "worklist \(path): \(reason)"
+            "CSV worklist \(path) has no Const, imdbID, imdb_id or tconst column and no Title or Name column;"
+                + " its header is \(header.debugDescription)"
+        case .malformed(let path, let line?, let column, let reason):
+            "worklist \(path):\(line):\(column.map { "\($0):" } ?? "") \(reason)"
+        case .malformed(let path, nil, _, let reason): "worklist \(path): \(reason)"
         }
     }
 }

@@ -14,7 +14,8 @@ public enum WorklistFormat: String, CaseIterable, Sendable {
     /// The format `data` is written in, never `.auto`.
     ///
     /// After a byte order mark and white space: `[` or `{` means JSON; a first line with a comma
-    /// that names an ID column (`Const`, `imdbID`, `imdb_id`, `tconst`) means CSV, unless it opens
+    /// that names an ID column (`Const`, `imdbID`, `imdb_id`, `tconst`), or a title column (`Title`,
+    /// `Name`) beside `Year` or `Letterboxd URI`, means CSV (Letterboxd's exports among them), unless it opens
     /// with `#` (a text worklist's comment); anything else is text.
     public static func detect(_ data: Data) -> WorklistFormat {
         let start = data[startAfterBOM(data)...].firstIndex { !isWhiteSpace($0) } ?? data.endIndex
@@ -24,7 +25,7 @@ public enum WorklistFormat: String, CaseIterable, Sendable {
         // A header longer than this is no header; the cap keeps a huge first line from being read twice.
         let firstLine = rest.prefix(65_536).prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
         var reader = CSVReader(Array(firstLine))
-        guard let header = try? reader.next(), header.fields.count > 1, CSVWorklist.idColumn(in: header.fields) != nil
+        guard let header = try? reader.next(), header.fields.count > 1, CSVWorklist.isWorklistHeader(header.fields)
         else { return .text }
         return .csv
     }

@@ -40,7 +40,7 @@ public struct FilmCorpus: Sendable {
 
     /// Films by IMDb ID.
     public let entries: [String: Entry]
-    /// IMDb IDs by lower-cased title, each list sorted so lookups answer deterministically.
+    /// IMDb IDs by title folded as ``titleKey(_:)`` folds it, each list sorted so lookups answer deterministically.
     private let idsByTitle: [String: [String]]
 
     /// Creates a corpus from entries keyed by IMDb ID.
@@ -49,7 +49,7 @@ public struct FilmCorpus: Sendable {
         var idsByTitle: [String: [String]] = [:]
         for id in entries.keys.sorted() {
             guard let title = entries[id]?.title, !title.isEmpty else { continue }
-            idsByTitle[title.lowercased(), default: []].append(id)
+            idsByTitle[Self.titleKey(title), default: []].append(id)
         }
         self.idsByTitle = idsByTitle
     }
@@ -95,10 +95,22 @@ public struct FilmCorpus: Sendable {
         entries[imdbID]?.body
     }
 
-    /// Returns the first film (in ID order) whose title equals `title` ignoring case, optionally of year `year`.
-    public func imdbID(forTitle title: String, year: String? = nil) -> String? {
-        let candidates = idsByTitle[title.lowercased()] ?? []
-        guard let year, !year.isEmpty else { return candidates.first }
-        return candidates.first { entries[$0]?.year.hasPrefix(year) ?? false }
+    /// Returns the first film (in ID order) whose title equals `title` ignoring case and accents, as
+    /// OMDb's `t=` does, optionally of year `year` (the year it starts in) and of type `type`.
+    public func imdbID(forTitle title: String, year: String? = nil, type: String? = nil) -> String? {
+        let candidates = idsByTitle[Self.titleKey(title)] ?? []
+        return candidates.first { id in
+            guard let entry = entries[id] else { return false }
+            if let year, !year.isEmpty, !entry.year.hasPrefix(year) { return false }
+            guard let type, !type.isEmpty else { return true }
+            let object = (try? JSONSerialization.jsonObject(with: Data(entry.body))) as? [String: Any]
+            return (object?["Type"] as? String)?.lowercased() == type.lowercased()
+        }
+    }
+
+    /// A title as `t=` matches it: case and accents ignored, white space trimmed.
+    static func titleKey(_ title: String) -> String {
+        title.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .trimmingCharacters(in: .whitespaces)
     }
 }

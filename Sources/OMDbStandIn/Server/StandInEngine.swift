@@ -188,7 +188,9 @@ final class StandInEngine: Sendable {
             return (.film, HTTPResponse(status: 200, body: body))
         }
         if let title = query["t"], !title.isEmpty {
-            guard let id = corpus.imdbID(forTitle: title, year: query["y"]), let body = corpus.body(forID: id) else {
+            guard let id = corpus.imdbID(forTitle: title, year: query["y"], type: query["type"]),
+                let body = corpus.body(forID: id)
+            else {
                 return (.notFound, .omdbError("Movie not found!"))
             }
             return (.film, HTTPResponse(status: 200, body: body))

@@ -62,10 +62,14 @@ struct FreshnessOptions: ParsableArguments {
     @Option(help: "Days a not-found answer stands before the ID is asked again. Default 30.")
     var notFoundTtlDays: Double?
 
+    @Option(help: "Days OMDb's not-found answer for a title stands before it is asked again. Default 30.")
+    var titleNotFoundTtlDays: Double?
+
     func validate() throws {
         try SettingFlags.check([
             .ttlDays: ttlDays, .recentTTLDays: recentTtlDays, .recentWindowDays: recentWindowDays,
             .oldTTLDays: oldTtlDays, .oldAfterYears: oldAfterYears, .notFoundTTLDays: notFoundTtlDays,
+            .titleNotFoundTTLDays: titleNotFoundTtlDays,
         ])
     }
 
@@ -77,6 +81,7 @@ struct FreshnessOptions: ParsableArguments {
         overrides.oldTTLDays = oldTtlDays
         overrides.oldAfterYears = oldAfterYears
         overrides.notFoundTTLDays = notFoundTtlDays
+        overrides.titleNotFoundTTLDays = titleNotFoundTtlDays
     }
 
     /// The default settings with the job file's values and then these flags applied.

@@ -59,7 +59,7 @@ extension FilmCacheCommand {
             let now = try ReferenceTime.now()
             let worklist: Worklist
             worklist = try worklistFormat.read(worklists, job: job)
-            for warning in worklist.warnings { logger.warning("\(warning)") }
+            worklist.log(to: logger)
             let settings = planning.settings(job: job)
             let store = try common.openForReading(logger: logger, job: job)
             let night: NightPlan

@@ -41,7 +41,7 @@ extension FilmCacheCommand {
             var worklist: Worklist?
             if !worklists.isEmpty {
                 worklist = try worklistFormat.read(worklists, job: job)
-                for warning in worklist?.warnings ?? [] { logger.warning("\(warning)") }
+                worklist?.log(to: logger)
             }
             let settings = planning.settings(job: job)
             let store = try common.openForReading(logger: logger, job: job)

@@ -25,6 +25,7 @@ import Testing
         old_ttl_days = 120
         old_after_years = 15
         not_found_ttl_days = 60
+        title_not_found_ttl_days = 45
         max_runtime = "45m"
         worklist_format = "csv"
         metrics_file = "/var/lib/node_exporter/textfile_collector/filmcache.prom"
@@ -80,6 +81,7 @@ import Testing
         #expect(settings.freshness.oldTTL == 120 * day)
         #expect(settings.freshness.oldAfter == 15 * 365.25 * day)
         #expect(settings.freshness.notFoundTTL == 60 * day)
+        #expect(settings.freshness.titleNotFoundTTL == 45 * day)
         #expect(job.maxRuntime == .seconds(45 * 60))
         #expect(job.worklistFormat == "csv")
         #expect(job.metricsFile == "/var/lib/node_exporter/textfile_collector/filmcache.prom")
@@ -94,7 +96,7 @@ import Testing
         #expect(job.fetch.breakerCoolDown == .seconds(10))
         #expect(
             Set(job.lines.keys) == Set(JobKey.allCases).subtracting([.apiKeyEnv]), "every key but the exclusive one")
-        #expect(job.lines[.worklists] == 2 && job.lines[.breakerCoolDown] == 29)
+        #expect(job.lines[.worklists] == 2 && job.lines[.breakerCoolDown] == 30)
         #expect(job.location(of: .rate) == directory.file("job.toml") + ":6")
     }
 

@@ -33,7 +33,7 @@ import Testing
                 WorklistWarning(
                     file: "export.csv", line: 9, text: "tt1'; DROP TABLE films;--",
                     reason: "Const is not an IMDb title ID"),
-                WorklistWarning(file: "export.csv", line: 10, text: "7", reason: "record has no Const field"),
+                WorklistWarning(file: "export.csv", line: 10, text: "7", reason: "record has no Const or Title field"),
             ])
         #expect(parsed.warnings[0].description == #"export.csv:8: Const is not an IMDb title ID, skipped: "nm0000128""#)
     }
@@ -69,12 +69,49 @@ import Testing
     }
 
     @Test func aHeaderWithoutAnIDColumnIsAnErrorNamingFileAndHeader() {
-        let text = "Position,Title,Year\n1,Gladiator,2000\n"
-        #expect(throws: WorklistError.noIDColumn(path: "list.csv", header: "Position,Title,Year")) {
+        let text = "Position,Label,Year\n1,Gladiator,2000\n"
+        #expect(throws: WorklistError.noIDColumn(path: "list.csv", header: "Position,Label,Year")) {
             try CSVWorklist.parse(Data(text.utf8), file: "list.csv")
         }
-        let message = WorklistError.noIDColumn(path: "list.csv", header: "Position,Title,Year").description
-        #expect(message.contains("list.csv") && message.contains("Position,Title,Year"))
+        let message = WorklistError.noIDColumn(path: "list.csv", header: "Position,Label,Year").description
+        #expect(message.contains("list.csv") && message.contains("Position,Label,Year"))
+    }
+
+    /// Letterboxd's `diary.csv` shape: quotes, commas and accents in names, a rewatch, a row with no name.
+    static let letterboxdDiary = #"""
+        Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date
+        2024-01-02,Heat,1995,https://boxd.it/2bf0,4.5,,,2024-01-01
+        2024-01-03,"Crouching Tiger, Hidden Dragon",2000,https://boxd.it/1Zd4,4,,,2024-01-02
+        2024-01-04,Amélie,2001,https://boxd.it/1Tq8,5,,"paris, comfort",2024-01-03
+        2024-01-05,"The ""Burbs""",1989,https://boxd.it/1xY2,3,,,2024-01-04
+        2024-01-06,Heat,1995,https://boxd.it/2bf0,5,Yes,,2024-01-05
+        2024-01-07,,2003,https://boxd.it/9zz9,3,,,2024-01-06
+        2024-01-08,Untitled Project,,https://boxd.it/8yy8,,,,2024-01-07
+        """#
+
+    @Test func readsALetterboxdExportByTitleAndYear() throws {
+        let parsed = try CSVWorklist.parse(Data(Self.letterboxdDiary.utf8), file: "diary.csv")
+        #expect(parsed.kind == "Letterboxd export")
+        #expect(parsed.ids.isEmpty)
+        #expect(
+            parsed.titles.map(\.query.description) == [
+                #""Heat" (1995)"#, #""Crouching Tiger, Hidden Dragon" (2000)"#, #""Amélie" (2001)"#,
+                #""The \"Burbs\"" (1989)"#, #""Heat" (1995)"#, #""Untitled Project""#,
+            ])
+        #expect(parsed.titles.map(\.line) == [2, 3, 4, 5, 6, 8])
+        #expect(parsed.titles[0].query.key == parsed.titles[4].query.key, "a rewatch is the same film")
+        #expect(parsed.warnings.map(\.line) == [7] && parsed.warnings[0].reason == "record has no Name field")
+        #expect(WorklistFormat.detect(Data(Self.letterboxdDiary.utf8)) == .csv)
+    }
+
+    @Test func aGenericTitleListAndAnExportRowWithoutAnIDAreReadByTitle() throws {
+        let list = try CSVWorklist.parse(
+            Data("Title,Year,Type\nThe Wire,2002,TV Series\nFargo,1996,\n".utf8), file: "l.csv")
+        #expect(list.kind == "CSV")
+        #expect(list.titles.map(\.query.description) == [#""The Wire" (2002) [series]"#, #""Fargo" (1996)"#])
+        let export = try CSVWorklist.parse(
+            Data("Const,Title,Year\ntt0172495,Gladiator,2000\n,Heat,1995\n".utf8), file: "e.csv")
+        #expect(export.ids == ["tt0172495"] && export.titles.map(\.query.title) == ["Heat"])
     }
 
     @Test func anUnclosedQuoteIsAnErrorAtTheLineItOpens() {

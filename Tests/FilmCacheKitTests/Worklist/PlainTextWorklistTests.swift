@@ -104,4 +104,72 @@ import Testing
             (error as? WorklistError)?.description.contains(missing) == true
         }
     }
+
+    @Test func aFileThatGivesNothingAmongOthersIsAWarningAndOnlyAllEmptyIsAnError() throws {
+        let dir = TemporaryDirectory()
+        let good = dir.write("good.txt", "tt0000001\n")
+        let empty = dir.write("empty.txt", "# nothing here\n")
+        let broken = dir.write("broken.txt", "tt12\n")
+        let worklist = try Worklist.read(paths: [empty, good, broken])
+        #expect(worklist.ids == ["tt0000001"])
+        #expect(
+            worklist.emptyFiles == [
+                "worklist \(empty) names no IMDb ID or title; the other worklists are used",
+                "worklist \(broken) names no IMDb ID or title (1 entry could not be read); the other worklists are used",
+            ])
+        #expect(worklist.warnings.map(\.line) == [1], "the broken file's line is still reported")
+        #expect(throws: WorklistError.noIDs(path: empty, warnings: 0)) { try Worklist.read(paths: [empty, broken]) }
+    }
+
+    @Test func linesNameFilmsByTitleAndYear() {
+        let text = """
+            Heat (1995)
+            Crouching Tiger, Hidden Dragon (2000)
+            Amélie  (2001)
+            Se7en (1995)
+            tt0068646
+            Fargo
+            """
+        let parsed = PlainTextWorklist.parse(Data(text.utf8), file: "w.txt")
+        #expect(parsed.ids == ["tt0068646"])
+        #expect(
+            parsed.titles.map(\.query.description) == [
+                #""Heat" (1995)"#, #""Crouching Tiger, Hidden Dragon" (2000)"#, #""Amélie" (2001)"#, #""Se7en" (1995)"#,
+            ])
+        #expect(parsed.titles.map(\.line) == [1, 2, 3, 4])
+        // In a list of IDs, a line of words without a year is more likely a slip than a film to pay for.
+        #expect(parsed.warnings.map(\.line) == [6])
+        #expect(parsed.warnings[0].reason.contains("needs its year"))
+    }
+
+    @Test func aListOfTitlesAloneNamesEachLine() {
+        let text = "# to watch\nThe Thing\n2001: A Space Odyssey\nHeat (1995)\n\nLa Haine # a comment\n"
+        let parsed = PlainTextWorklist.parse(Data(text.utf8), file: "w.txt")
+        #expect(parsed.titles.map(\.query.title) == ["The Thing", "2001: A Space Odyssey", "Heat", "La Haine"])
+        #expect(parsed.titles.map(\.line) == [2, 3, 4, 6])
+        #expect(parsed.warnings.isEmpty)
+    }
+
+    @Test(arguments: [
+        "tt12", "TT0068646x", "nm0000128", "1,tt0172495", "https://example.com/film", "www.imdb.com/name/nm1/",
+        "Heat,1995", "a\tb", "1917", "x\u{7}y", "bad \u{FFFD} bytes", String(repeating: "word ", count: 70),
+    ])
+    func whatLooksLikeAMistakeIsNeverATitle(line: String) {
+        let parsed = PlainTextWorklist.parse(Data((line + "\n").utf8), file: "w.txt")
+        #expect(parsed.titles.isEmpty && parsed.ids.isEmpty)
+        #expect(parsed.warnings.count == 1)
+    }
+
+    @Test func titlesAreKeyedIgnoringCaseAccentsAndPunctuation() throws {
+        let a = try #require(TitleQuery(title: "Amélie", year: 2001))
+        let b = try #require(TitleQuery(title: "  AMELIE ", year: 2001))
+        #expect(a.key == b.key && a.key.title == "amelie")
+        #expect(TitleQuery.normalize("Spider-Man: No Way Home") == "spider man no way home")
+        #expect(TitleQuery.normalize("Ｆｕｌｌ  Width!") == "full width")
+        #expect(TitleQuery(title: " -- ") == nil, "nothing to ask")
+        #expect(TitleQuery(title: "Heat", year: 95)?.year == nil, "95 is no film's year")
+        #expect(
+            try #require(TitleQuery(title: "Amélie & Co?", year: 2001, type: "TV Series")).requestQuery
+                == "t=Am%C3%A9lie%20%26%20Co%3F&y=2001&type=series")
+    }
 }

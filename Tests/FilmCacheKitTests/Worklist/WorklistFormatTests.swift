@@ -47,7 +47,7 @@ import Testing
         #expect {
             try Worklist.read(paths: [csv], format: .json)
         } throws: { error in
-            guard case .malformed(let path, _, _) = error as? WorklistError else { return false }
+            guard case .malformed(let path, _, _, _) = error as? WorklistError else { return false }
             return path == csv
         }
         let text = dir.write("list.txt", "tt0172495\n")

@@ -69,7 +69,7 @@ struct WorklistFuzzTests {
             do {
                 parsed = try format.parse(Data(bytes), file: "fuzz")
             } catch {
-                if case .malformed(_, let line?, _) = error, !(1...lines).contains(line) {
+                if case .malformed(_, let line?, _, _) = error, !(1...lines).contains(line) {
                     faults.append("\(format): error at line \(line) of \(lines): \(error)")
                 }
                 continue

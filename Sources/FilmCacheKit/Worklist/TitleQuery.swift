@@ -1,0 +1,103 @@
+import Foundation
+
+/// A worklist entry that names a film by its title, and perhaps its year and type, instead of an ID.
+///
+/// OMDb answers it with `t=` (and `y=`, `type=`): one call gives both the ID and the whole film.
+/// The cache's title index keeps the answer under ``key``, so the same film named again, in
+/// this list or another, costs nothing.
+public struct TitleQuery: Sendable, Hashable, CustomStringConvertible {
+    /// The title as the list writes it, white space trimmed.
+    public var title: String
+    /// The release year the list gives, if any.
+    public var year: Int?
+    /// OMDb's `type` (`movie`, `series` or `episode`) when the list says it.
+    public var type: String?
+
+    /// A query for `title`; `nil` when it holds no letter or digit (nothing to ask OMDb).
+    public init?(title: String, year: Int? = nil, type: String? = nil) {
+        let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !Self.normalize(trimmed).isEmpty else { return nil }
+        self.title = trimmed
+        self.year = year.flatMap { Self.years.contains($0) ? $0 : nil }
+        self.type = type.flatMap(Self.omdbType)
+    }
+
+    /// What the title index is keyed by: the normalized title, the year (0: none), the type ("": any).
+    public var key: TitleKey { TitleKey(title: Self.normalize(title), year: year ?? 0, type: type ?? "") }
+
+    /// `"Heat" (1995)`, as messages show it.
+    public var description: String {
+        title.debugDescription + (year.map { " (\($0))" } ?? "") + (type.map { " [\($0)]" } ?? "")
+    }
+
+    /// The query part of the OMDb request after the key: `t=Heat&y=1995`, percent-encoded.
+    public var requestQuery: String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        allowed = allowed.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        var query = "t=" + (title.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        if let year { query += "&y=\(year)" }
+        if let type { query += "&type=\(type)" }
+        return query
+    }
+
+    /// The years a film can be from; another number is no year (a typo, a rating, a count).
+    static let years = 1870...2100
+
+    /// OMDb's type for how a list names one: `movie`/`film`, `series`/`show`/`tv series`, `episode`.
+    static func omdbType(_ text: String) -> String? {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "movie", "film", "feature film", "tv movie": "movie"
+        case "series", "show", "tv series", "tv mini series", "tv mini-series", "tvseries", "tvminiseries": "series"
+        case "episode", "tv episode", "tvepisode": "episode"
+        default: nil
+        }
+    }
+
+    /// The title as the index keys it: case, accents and character width folded away, and every
+    /// run of characters that are not letters or digits made one space, trimmed.
+    ///
+    /// `Amélie` and `AMELIE` are one key, as are `Spider-Man: No Way Home` and `spider man no way
+    /// home`. docs/SCHEMA.md states the same rule, so apps can look a title up too.
+    public static func normalize(_ title: String) -> String {
+        let folded = title.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        var key = String.UnicodeScalarView()
+        var gap = false
+        for scalar in folded.unicodeScalars {
+            guard scalar.properties.isAlphabetic || scalar.properties.numericType != nil else {
+                gap = true
+                continue
+            }
+            if gap && !key.isEmpty { key.append(" ") }
+            gap = false
+            key.append(scalar)
+        }
+        return String(key)
+    }
+}
+
+/// The title index's key for a query: the normalized title, the year (0 when none is given) and the
+/// type ("" when none is given).
+public struct TitleKey: Sendable, Hashable {
+    public var title: String
+    public var year: Int
+    public var type: String
+
+    public init(title: String, year: Int, type: String) {
+        self.title = title
+        self.year = year
+        self.type = type
+    }
+}
+
+/// A title query and where a worklist named it.
+public struct TitleEntry: Sendable, Equatable {
+    public var query: TitleQuery
+    /// The worklist file, as it was named.
+    public var file: String
+    /// The 1-based line it stands on (for a CSV record or JSON element, the line it starts on).
+    public var line: Int
+
+    /// `file:line`, as messages show where the entry is.
+    public var place: String { "\(file):\(line)" }
+}
