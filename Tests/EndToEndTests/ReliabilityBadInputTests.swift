@@ -318,7 +318,7 @@ struct WorklistCase: Sendable, CustomTestStringConvertible {
     static let all: [WorklistCase] = [
         WorklistCase(
             name: "binary junk", fileName: "junk.bin", content: .bytes(junk(65_536, seed: 1)), status: 65,
-            messages: ["filmcache: worklist $FILE names no IMDb ID ("]),
+            messages: ["filmcache: worklist $FILE names no IMDb ID or title ("]),
         WorklistCase(
             name: "binary junk around an ID", fileName: "junk-id.bin",
             content: .bytes(junk(4_096, seed: 2) + Array("\ntt0100044\n".utf8) + junk(4_096, seed: 3)), status: 0,
@@ -356,11 +356,11 @@ struct WorklistCase: Sendable, CustomTestStringConvertible {
             status: 0, messages: [], considered: 2, quiet: true),
         WorklistCase(
             name: "an empty file", fileName: "empty.txt", content: .bytes([]), status: 65,
-            messages: ["filmcache: worklist $FILE names no IMDb ID\n"]),
+            messages: ["filmcache: worklist $FILE names no IMDb ID or title\n"]),
         WorklistCase(
             name: "comments and blank lines only", fileName: "comments.txt",
             content: .bytes(Array("# nothing\n\n   \n  # here\r\n".utf8)), status: 65,
-            messages: ["filmcache: worklist $FILE names no IMDb ID\n"]),
+            messages: ["filmcache: worklist $FILE names no IMDb ID or title\n"]),
         WorklistCase(
             name: "a missing file", fileName: "absent.txt", content: .absent, status: 65,
             messages: ["filmcache: cannot read worklist $FILE: No such file or directory\n"]),
