@@ -62,9 +62,7 @@ public enum PlainTextWorklist {
     /// The film a line names by title: `Heat (1995)` gives the title and year (`true`), `Heat` the
     /// title alone (`false`); `nil` for a line that cannot be a title.
     static func title(in line: String) -> (TitleQuery, hasYear: Bool)? {
-        guard line.count <= 300,
-            !line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{FFFD}" })
-        else { return nil }
+        guard line.count <= TitleQuery.maxLength + 7 else { return nil }
         let lowered = line.lowercased()
         // A broken ID or URL (`tt12`, `1,tt0068646x`, `https://…`) is a mistake to report, not a title to pay for.
         let utf8 = Array(lowered.utf8)

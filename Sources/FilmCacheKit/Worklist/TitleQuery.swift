@@ -13,10 +13,14 @@ public struct TitleQuery: Sendable, Hashable, CustomStringConvertible {
     /// OMDb's `type` (`movie`, `series` or `episode`) when the list says it.
     public var type: String?
 
-    /// A query for `title`; `nil` when it holds no letter or digit (nothing to ask OMDb).
+    /// A query for `title`; `nil` when it holds no letter or digit (nothing to ask OMDb), runs past
+    /// ``maxLength`` characters (no film's title does), or holds a control character or bytes that
+    /// were not UTF-8 (U+FFFD): a damaged list, not a film to pay for.
     public init?(title: String, year: Int? = nil, type: String? = nil) {
         let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !Self.normalize(trimmed).isEmpty else { return nil }
+        guard trimmed.count <= Self.maxLength, !Self.normalize(trimmed).isEmpty,
+            !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{FFFD}" })
+        else { return nil }
         self.title = trimmed
         self.year = year.flatMap { Self.years.contains($0) ? $0 : nil }
         self.type = type.flatMap(Self.omdbType)
@@ -40,6 +44,9 @@ public struct TitleQuery: Sendable, Hashable, CustomStringConvertible {
         if let type { query += "&type=\(type)" }
         return query
     }
+
+    /// The longest title asked for, in characters.
+    public static let maxLength = 300
 
     /// The years a film can be from; another number is no year (a typo, a rating, a count).
     static let years = 1870...2100

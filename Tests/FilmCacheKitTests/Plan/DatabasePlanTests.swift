@@ -84,6 +84,48 @@ import Testing
 }
 
 extension DatabasePlanTests {
+    @Test func titlesArePlannedByWhatTheTitleIndexSaysAndRankLikeIDs() throws {
+        let store = try CacheStore(path: dir.file("titles.sqlite"), logger: SampleFilms.logger)
+        let day: TimeInterval = 86_400
+        func query(_ title: String, _ year: Int) throws -> TitleQuery {
+            try #require(TitleQuery(title: title, year: year))
+        }
+        // Known: Heat answers tt0113277 (cached, fresh). Not found: a title OMDb lacked yesterday (rechecked
+        // in 29 days) and one it lacked 31 days ago (due again).
+        try store.write(
+            WriteBatch(
+                films: [SampleFilms.film("tt0113277", fetchedAt: now)],
+                titles: [
+                    TitleAnswer(query: try query("Heat", 1995), imdbID: "tt0113277", answeredAt: now),
+                    TitleAnswer(
+                        query: try query("Lost Film", 1990), imdbID: nil, answeredAt: now - day,
+                        nextAttemptAt: now + 29 * day),
+                    TitleAnswer(
+                        query: try query("Old Miss", 1980), imdbID: nil, answeredAt: now - 31 * day,
+                        nextAttemptAt: now - day),
+                ]))
+        var worklist = Worklist()
+        for (file, titles) in [
+            [("HEAT", 1995), ("Lost Film", 1990), ("Old Miss", 1980), ("New One", 2020)],
+            [("New One", 2020), ("Heat", 1995)],
+        ].enumerated() {
+            var parsed = ParsedWorklist(file: "list\(file).csv")
+            for (line, title) in titles.enumerated() { parsed.append(try query(title.0, title.1), line: line + 2) }
+            if file == 1 { parsed.append("tt0000009", line: 9) }
+            worklist.append(parsed)
+        }
+        let plan = try store.plan(worklist, planner: Planner(), now: now, budget: 2)
+        #expect(
+            plan.titles
+                == {
+                    var t = Plan.TitleCounts(); t.distinct = 4; t.known = 1; t.notFound = 1; t.toResolve = 2; return t
+                }())
+        // Heat stands as its ID, cached and fresh: no call. New One is named by both files and goes first.
+        #expect(plan.considered == 2 && plan.fresh == 1 && plan.missing == 1)
+        #expect(plan.scheduled.map(\.description) == [#""New One" (2020)"#, "tt0000009"])
+        #expect(plan.titlesDeferred.map(\.query.title) == ["Old Miss"] && plan.titlesDeferred[0].place == "list0.csv:4")
+    }
+
     @Test func entriesComeBackAsWrittenWhateverTheirDigits() {
         let ids = ["tt0000001", "tt1234567", "tt0012345678", "tt9999999999", "not-an-id", "tt0000001", "tt12"]
         var worklist = Worklist(ids: ids)

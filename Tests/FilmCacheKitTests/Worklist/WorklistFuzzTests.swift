@@ -16,6 +16,9 @@ struct WorklistFuzzTests {
         #"[{"type": "movie", "movie": {"ids": {"imdb": "tt0172495"}}}, {"imdbID": "nm0000128"}, "tt0133093"]"#,
         "ȺȺȺimdb.com/title/tt0172495\nİMDB.com/title/tt0133093\n",
         "[\n  {\"imdb_id\": \"tt0944947\",\n   \"title\": \"a \\\"quoted\\\" title, with a comma\"},\n  \"tt0110912\"\n]\n",
+        CSVWorklistTests.letterboxdDiary,
+        "Heat (1995)\nAmélie\n\"Burbs\", The (1989)\nLa Haine # cult\nSe7en (1995)\n",
+        #"[{"title": "Heat", "year": 1995}, {"type": "show", "show": {"title": "The Wire", "year": "2002"}}]"#,
     ]
 
     /// Bytes that matter to at least one of the formats.
@@ -80,6 +83,18 @@ struct WorklistFuzzTests {
             }
             for warning in parsed.warnings where !(1...lines).contains(warning.line) {
                 faults.append("\(format): \(warning) in \(lines) lines")
+            }
+            // A title is something to ask OMDb for: a line it stands on, letters or digits, a sane length
+            // and year, and nothing that is not text (a control character, a byte that is not UTF-8).
+            for title in parsed.titles {
+                let query = title.query
+                let sane =
+                    (1...lines).contains(title.line) && !TitleQuery.normalize(query.title).isEmpty
+                    && query.title.count <= TitleQuery.maxLength && query.year.map(TitleQuery.years.contains) != false
+                    && !query.title.unicodeScalars.contains {
+                        $0.properties.generalCategory == .control || $0 == "\u{FFFD}"
+                    }
+                if !sane { faults.append("\(format): title \(query) at line \(title.line) of \(lines)") }
             }
         }
         return faults
