@@ -97,7 +97,7 @@ import Testing
         #expect(kinds == ["Letterboxd export", "Letterboxd export"])
         let text = try run(["plan", watchlist, diary])
         #expect(text.stdout.contains("watchlist.csv (Letterboxd export: 210 titles)"), "\(text.stdout)")
-        #expect(text.stdout.contains("270 to resolve (270 tonight, 1 call each)"), "\(text.stdout)")
+        #expect(text.stdout.contains("270 to resolve, 270 of them tonight (1 call each)"), "\(text.stdout)")
 
         // The first warm: one call per distinct title, every film stored under its own ID.
         let first = try run(["warm", "--rate", "0", "--base-url", standIn.baseURL, watchlist, diary])

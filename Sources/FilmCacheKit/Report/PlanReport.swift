@@ -12,7 +12,11 @@ public enum PlanReport {
                 "distinct IDs in the worklists" + (p.titles.known > 0 ? ", titles the index knows included" : "")
             ),
             ("fresh", p.fresh, "cached and within their TTL; no call"),
-            ("due", p.due, "missing \(p.missing), stale \(p.stale), older normalizer \(p.upgrades); in that order"),
+            (
+                "due", p.due,
+                "missing \(p.missing), stale \(p.stale), older normalizer \(p.upgrades); in that order"
+                    + (p.titles.toResolve > 0 ? "; and \(p.titles.toResolve) titles to resolve" : "")
+            ),
             ("to fetch", p.scheduled.count, "tonight, within the \(night.callsLeft) calls left today (\(key))"),
             ("deferred", p.postponed.count, deferredNote(night)),
             ("not found", p.notFoundAwaitingRecheck, "OMDb did not know them; rechecked after their TTL"),
@@ -24,8 +28,8 @@ public enum PlanReport {
             rows.insert(
                 (
                     "titles", t.distinct,
-                    "named by title, no ID: \(t.known) in the title index (no call), \(t.notFound) not found before,"
-                        + " \(t.toResolve) to resolve (\(tonight) tonight, 1 call each)"
+                    "named by title: \(t.known) known to the title index, \(t.notFound) not found before,"
+                        + " \(t.toResolve) to resolve, \(tonight) of them tonight (1 call each)"
                 ), at: 1)
         }
         if night.skippedLines > 0 {
