@@ -50,8 +50,12 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
         // A title's answer may name any ID: there is none to hold it to.
         let id = target.imdbID ?? ""
         let url = target.title.map { requestPrefix + $0.query.requestQuery } ?? urlPrefix + id
-        let subject: Logger.Metadata =
-            target.title.map { ["title": "\($0.query)", "at": "\($0.place)"] } ?? ["imdb_id": "\(id)"]
+        // What the call was for, in a log line; built only when one is logged.
+        func subject(_ more: Logger.Metadata) -> Logger.Metadata {
+            let what: Logger.Metadata =
+                target.title.map { ["title": "\($0.query)", "at": "\($0.place)"] } ?? ["imdb_id": "\(id)"]
+            return what.merging(more) { $1 }
+        }
         var schedule = RetrySchedule<C>(backoff: backoff)
         var attempt = 0
         while true {
@@ -111,12 +115,12 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 return .failed("HTTP \(status)\(message.map { ": " + $0 } ?? "")", httpStatus: status)
             case .notOMDb(let status):
                 let what = ForeignAnswer.describe(response)
-                logger.debug("not an OMDb answer", metadata: subject.merging(["answer": "\(what)"]) { $1 })
+                logger.debug("not an OMDb answer", metadata: subject(["answer": "\(what)"]))
                 if pacing.recordForeign(at: clock.now).endsRun { return .notOMDb(what) }
                 return .failed("not an OMDb answer: \(what)", httpStatus: status)
             case .transient(let reason, let retryAfter):
                 let what = Self.describe(reason, status: response.status) + " (attempt \(attempt))"
-                logger.debug("transient failure", metadata: subject.merging(["error": "\(what)"]) { $1 })
+                logger.debug("transient failure", metadata: subject(["error": "\(what)"]))
                 var sent = true
                 if case .transport(.connectFailed(let why)) = reason {
                     // The request never left: the call goes back to the ledger and is not counted.

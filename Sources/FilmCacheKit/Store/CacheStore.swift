@@ -204,17 +204,13 @@ public final class CacheStore: Sendable {
     private static func titlePlan(_ worklist: Worklist, _ c: Connection, at now: Date) throws(StoreError) -> TitlePlan {
         var result = TitlePlan()
         guard !worklist.titles.isEmpty else { return result }
-        var seen: [TitleKey: Int] = [:]
         var files: [TitleKey: Set<Int>] = [:]
         var firsts: [(key: TitleKey, entry: TitleEntry)] = []
         try worklist.forEachFile { (file, _, entries) throws(StoreError) in
             for entry in entries {
                 let key = entry.query.key
+                if files[key] == nil { firsts.append((key, entry)) }
                 files[key, default: []].insert(file)
-                if seen[key] == nil {
-                    seen[key] = firsts.count
-                    firsts.append((key, entry))
-                }
             }
         }
         result.counts.distinct = firsts.count

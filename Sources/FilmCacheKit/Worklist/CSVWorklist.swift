@@ -37,7 +37,7 @@ public enum CSVWorklist {
         guard idColumn != nil || titleColumn != nil else {
             throw .noIDColumn(path: file, header: String(header.fields.joined(separator: ",").prefix(200)))
         }
-        if column(in: header.fields, named: [letterboxdColumn]) != nil { parsed.kind = "Letterboxd export" }
+        if column(in: header.fields, named: [letterboxdColumn]) != nil { parsed.kind = WorklistFile.letterboxd }
         let yearColumn = column(in: header.fields, named: yearColumnNames)
         let typeColumn = column(in: header.fields, named: typeColumnNames)
         let name = header.fields[idColumn ?? titleColumn ?? 0].trimmingCharacters(in: .whitespacesAndNewlines)
@@ -48,7 +48,8 @@ public enum CSVWorklist {
                 let value = record.fields[column].trimmingCharacters(in: .whitespacesAndNewlines)
                 return value.isEmpty && !empty ? nil : value
             }
-            if let idColumn, let value = field(idColumn) ?? (titleColumn == nil ? field(idColumn, empty: true) : nil) {
+            // Without a title column an empty ID is reported as such; with one, the record is read by its title.
+            if let idColumn, let value = field(idColumn, empty: titleColumn == nil) {
                 parsed.take(value, line: record.line, reason: "\(name) is not an IMDb title ID")
             } else if let title = field(titleColumn),
                 let query = TitleQuery(

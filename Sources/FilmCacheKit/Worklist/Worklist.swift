@@ -57,16 +57,15 @@ public struct Worklist: Sendable, Equatable {
 
     /// Calls `body` with every entry and the index of the file naming it, in the order read.
     public func forEachEntry<E: Error>(_ body: (String, Int) throws(E) -> Void) throws(E) {
-        for (file, start) in fileStarts.enumerated() {
-            let end = file + 1 < fileStarts.count ? fileStarts[file + 1] : packed.count
-            for index in start..<end { try body(packed[index], file) }
+        for file in fileStarts.indices {
+            for index in range(ofFile: file) { try body(packed[index], file) }
         }
     }
 
     /// Logs what reading the files found wrong: each file that gave nothing among others, each
     /// skipped entry; and names each file that is a Letterboxd export.
     public func log(to logger: Logger) {
-        for file in files where file.kind == "Letterboxd export" {
+        for file in files where file.kind == WorklistFile.letterboxd {
             logger.info("worklist \(file.name) is a Letterboxd export: \(file.titles) films named by title")
         }
         for message in emptyFiles { logger.warning("\(message)") }
@@ -78,16 +77,17 @@ public struct Worklist: Sendable, Equatable {
         fileStarts[file]..<(file + 1 < fileStarts.count ? fileStarts[file + 1] : packed.count)
     }
 
-    /// Calls `body` with each file's index, its IDs in order (duplicates kept) and its title entries.
-    func forEachFile<E: Error>(_ body: (Int, [String], [TitleEntry]) throws(E) -> Void) throws(E) {
-        var titleIndex = 0
+    /// Calls `body` with each file's index, its IDs in order (duplicates kept, unpacked one at a
+    /// time as they are read, so no file's IDs are held as strings) and its title entries.
+    func forEachFile<E: Error>(
+        _ body: (Int, LazyMapSequence<Range<Int>, String>, ArraySlice<TitleEntry>) throws(E) -> Void
+    ) throws(E) {
+        var titleStart = 0
         for file in fileStarts.indices {
-            var fileTitles: [TitleEntry] = []
-            while titleIndex < titles.count, titleFiles[titleIndex] == file {
-                fileTitles.append(titles[titleIndex])
-                titleIndex += 1
-            }
-            try body(file, range(ofFile: file).map { packed[$0] }, fileTitles)
+            var titleEnd = titleStart
+            while titleEnd < titles.count, titleFiles[titleEnd] == file { titleEnd += 1 }
+            try body(file, range(ofFile: file).lazy.map { packed[$0] }, titles[titleStart..<titleEnd])
+            titleStart = titleEnd
         }
     }
 
@@ -161,8 +161,10 @@ public struct Worklist: Sendable, Equatable {
 public struct WorklistFile: Sendable, Equatable {
     /// The file, as it was named.
     public var name: String
-    /// What kind of list it is: `Letterboxd export`, `CSV`, `JSON` or `text`.
+    /// What kind of list it is: ``letterboxd``, `CSV`, `JSON` or `text`.
     public var kind: String
+    /// The kind of a Letterboxd export, as messages and `plan` name it.
+    public static let letterboxd = "Letterboxd export"
     /// Entries that named an ID, duplicates included.
     public var ids: Int
     /// Entries that named a title, duplicates included.
