@@ -175,3 +175,56 @@ import Testing
         #expect(try BuiltBinaries.sqlite(db, "SELECT count(*) FROM titles").hasPrefix("20"))
     }
 }
+
+extension TitleListEndToEndTests {
+    /// A server that answers wrongly: errors, block pages, truncated and empty bodies, and other
+    /// films' bodies for the asked titles. Nothing it says may leave a title pointing at the wrong
+    /// film or marked "not found" when it exists; runs after the storm finish the list.
+    @Test func aFaultStormLeavesNoTitlePointingAtTheWrongFilm() throws {
+        try writeCorpus(count: 60)
+        let missing = (1...5).map { ("Never Made \($0)", 1999) }
+        let list = try writeExport(
+            "watchlist.csv", rows: (1...60).map { (Self.film($0).title, Self.film($0).year) } + missing)
+        let stormy = try StandInProcess(
+            arguments: ["--fault-rate", "0.3", "--faults", "all", "--seed", "15"], corpus: dir + "/corpus")
+        let storm = try run([
+            "warm", "--rate", "0", "--base-url", stormy.baseURL, "--retry-base", "0.01", "--retry-cap", "0.05",
+            "--max-attempts", "2", list,
+        ])
+        #expect([0, 1, 75].contains(storm.status), "\(storm.stderr.suffix(2_000))")
+        func checkIndex() throws {
+            // Every title with an ID names the film of that title and year; only the missing ones are "not found".
+            let rows = try BuiltBinaries.sqlite(
+                db, "SELECT t.imdb_id, f.title, t.year FROM titles t JOIN films f ON f.imdb_id = t.imdb_id")
+            for row in rows.split(separator: "\n") {
+                let fields = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+                let film = Self.film(Int(fields[0].dropFirst(3)) ?? 0)
+                #expect(fields[1] == film.title && fields[2] == String(film.year), "\(row)")
+            }
+            let negatives = try BuiltBinaries.sqlite(db, "SELECT asked_title FROM titles WHERE imdb_id IS NULL")
+            #expect(
+                negatives.split(separator: "\n").allSatisfy { $0.hasPrefix("Never Made") }, "\(negatives)")
+        }
+        try checkIndex()
+        // Then a server that answers half the titles with another film's body.
+        let mixedUp = try StandInProcess(
+            arguments: ["--fault-rate", "0.5", "--faults", "wrong-id", "--seed", "3"], corpus: dir + "/corpus")
+        let wrong = try run(["warm", "--rate", "0", "--base-url", mixedUp.baseURL, list])
+        #expect(wrong.stderr.contains("with another title"), "\(wrong.stderr.suffix(2_000))")
+        try checkIndex()
+
+        // Calm runs finish the list: every film indexed, the five misses known as such.
+        let calm = try StandInProcess(corpus: dir + "/corpus")
+        for _ in 0..<2 {
+            let out = try run(["warm", "--rate", "0", "--base-url", calm.baseURL, list])
+            #expect(out.status == 0, "\(out.stderr.suffix(2_000))")
+        }
+        try checkIndex()
+        let counts = try BuiltBinaries.sqlite(db, "SELECT count(*), count(imdb_id) FROM titles")
+        #expect(counts.trimmingCharacters(in: .whitespacesAndNewlines) == "65|60", "\(counts)")
+        let before = try calm.requestCount()
+        let last = try run(["warm", "--rate", "0", "--base-url", calm.baseURL, list])
+        let after = try calm.requestCount()
+        #expect(last.status == 0 && after == before, "nothing left to ask")
+    }
+}

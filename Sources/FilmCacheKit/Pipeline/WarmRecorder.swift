@@ -75,14 +75,26 @@ struct WarmRecorder: Sendable {
         switch result {
         case .film(let normalized):
             for warning in normalized.warnings { logger.warning("\(warning)") }
-            let id = normalized.film.imdbID
+            let film = normalized.film
+            let id = film.imdbID
             queue.arrived(id)
-            try await writer.add(normalized.film)
-            try await writer.add(TitleAnswer(query: query, imdbID: id, answeredAt: at))
-            logger.debug("title resolved", metadata: ["title": "\(query)", "at": "\(entry.place)", "imdb_id": "\(id)"])
+            // The body is a real film, paid for: it is kept under its own ID whatever it is.
+            try await writer.add(film)
+            // Another title back (a wrong answer, a proxy's mix-up) must not send this title to that
+            // film for good: it stays out of the index and the title is asked again next run.
+            let matches = query.isAnswered(byTitle: film.title, yearStart: film.yearStart)
+            if matches {
+                try await writer.add(TitleAnswer(query: query, imdbID: id, answeredAt: at))
+                logger.debug(
+                    "title resolved", metadata: ["title": "\(query)", "at": "\(entry.place)", "imdb_id": "\(id)"])
+            } else {
+                logger.warning(
+                    "\(entry.place): OMDb answered \(query) with another title; kept under its own ID, not in the title index",
+                    metadata: ["answered_with": "\(id)", "answered_title": "\(film.title ?? "")"])
+            }
             tally.withLock {
                 $0.fetched += 1
-                $0.titlesResolved += 1
+                if matches { $0.titlesResolved += 1 }
                 $0.warnings += normalized.warnings.count
                 $0.calls[.film, default: 0] += 1
             }

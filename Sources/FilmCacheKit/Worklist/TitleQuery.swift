@@ -29,6 +29,12 @@ public struct TitleQuery: Sendable, Hashable, CustomStringConvertible {
     /// What the title index is keyed by: the normalized title, the year (0: none), the type ("": any).
     public var key: TitleKey { TitleKey(title: Self.normalize(title), year: year ?? 0, type: type ?? "") }
 
+    /// Whether a film titled `title`, first released in `yearStart`, answers this query: the same
+    /// title under ``normalize(_:)``, and the same year when the query gives one.
+    public func isAnswered(byTitle title: String?, yearStart: Int?) -> Bool {
+        Self.normalize(title ?? "") == key.title && (year == nil || year == yearStart)
+    }
+
     /// `"Heat" (1995)`, as messages show it.
     public var description: String {
         title.debugDescription + (year.map { " (\($0))" } ?? "") + (type.map { " [\($0)]" } ?? "")
