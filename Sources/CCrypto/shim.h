@@ -10,4 +10,9 @@ static inline int fc_pbkdf2_sha256(
     return PKCS5_PBKDF2_HMAC(password, password_length, salt, salt_length, iterations, EVP_sha256(), out_length, out);
 }
 
+/// SHA-256 of `length` bytes at `data` into `out` (32 bytes): 1 on success.
+static inline int fc_sha256(const void *data, size_t length, unsigned char *out) {
+    return EVP_Digest(data, length, out, NULL, EVP_sha256(), NULL);
+}
+
 #endif

@@ -7,7 +7,7 @@ import Synchronization
 /// Callers `await get(_:)` from any task; requests queue, the loop adds them to the
 /// multi handle (at most `maxInFlight` at once, connections kept alive and reused),
 /// and each completion resumes its caller. The loop is woken only when it sleeps.
-public final class CurlMultiTransport: HTTPTransport {
+public final class CurlMultiTransport: HTTPRequestTransport {
     /// How transfers are made.
     public struct Options: Sendable {
         /// Concurrent transfers, and the connection cache size (so connections are reused, not multiplied).
@@ -43,6 +43,16 @@ public final class CurlMultiTransport: HTTPTransport {
         return try result.get()
     }
 
+    public func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPResponse {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<CurlResult, Never>) in
+            loop.submit(
+                Transfer(
+                    url: request.url, maxBodyBytes: loop.options.maxBodyBytes, continuation: continuation,
+                    headers: request.headers, maxRedirects: request.maxRedirects))
+        }
+        return try result.get()
+    }
+
     /// Stops the loop after in-flight transfers finish. Later `get` calls fail.
     public func shutdown() {
         loop.shutdown()
@@ -66,18 +76,33 @@ final class Transfer: @unchecked Sendable {
     let url: String
     let maxBodyBytes: Int
     let continuation: CheckedContinuation<CurlResult, Never>
+    /// Request header lines; a request with none is an OMDb call, sent at most once.
+    let headers: [String]
+    let maxRedirects: Int
+    /// The header list libcurl reads while the transfer runs; freed when it completes.
+    var headerList: UnsafeMutablePointer<curl_slist>?
     var body: [UInt8] = []
     var retryAfter: String?
     var contentType: String?
+    var etag: String?
+    var lastModified: String?
     var tooLarge = false
     /// How many times libcurl was about to send this request.
     var sends = 0
 
-    init(url: String, maxBodyBytes: Int, continuation: CheckedContinuation<CurlResult, Never>) {
+    init(
+        url: String, maxBodyBytes: Int, continuation: CheckedContinuation<CurlResult, Never>, headers: [String] = [],
+        maxRedirects: Int = 0
+    ) {
         self.url = url
         self.maxBodyBytes = maxBodyBytes
         self.continuation = continuation
+        self.headers = headers
+        self.maxRedirects = maxRedirects
     }
+
+    /// Whether libcurl may send the request again on a new connection (never for an OMDb call).
+    var mayResend: Bool { maxRedirects > 0 || !headers.isEmpty }
 }
 
 /// The multi handle and its thread. Only the loop thread touches `multi` and the easy handles;
@@ -180,6 +205,10 @@ final class CurlLoop: @unchecked Sendable {
         fc_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
         fc_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         fc_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
+        for line in transfer.headers { transfer.headerList = curl_slist_append(transfer.headerList, line) }
+        fc_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList)
+        fc_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, transfer.maxRedirects > 0 ? 1 : 0)
+        fc_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, transfer.maxRedirects)
         curl_multi_add_handle(multi, easy)
         active += 1
     }
@@ -195,11 +224,9 @@ final class CurlLoop: @unchecked Sendable {
         fc_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         fc_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
         fc_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
-        fc_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
         // Only HTTP(S), for the request and any redirect: never a local file or another protocol.
         fc_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         fc_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        fc_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, 0)
         fc_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
         fc_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
         fc_curl_easy_setopt_write_function(easy, curlWrite)
@@ -222,12 +249,17 @@ final class CurlLoop: @unchecked Sendable {
             idleHandles.append(easy)
             guard let context else { continue }
             let transfer = Unmanaged<Transfer>.fromOpaque(context).takeRetainedValue()
+            if let list = transfer.headerList {
+                fc_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
+                curl_slist_free_all(list)
+                transfer.headerList = nil
+            }
             let result: CurlResult
             if code == CURLE_OK {
                 result = .success(
                     HTTPResponse(
                         status: status, body: transfer.body, retryAfter: transfer.retryAfter,
-                        contentType: transfer.contentType))
+                        contentType: transfer.contentType, etag: transfer.etag, lastModified: transfer.lastModified))
             } else {
                 result = .failure(
                     Self.failure(code, sends: transfer.sends, tooLarge: transfer.tooLarge, limit: transfer.maxBodyBytes)
@@ -303,27 +335,39 @@ private func curlPrerequest(
     guard let context else { return fc_curl_prereq_ok() }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
     transfer.sends += 1
-    return transfer.sends > 1 ? fc_curl_prereq_abort() : fc_curl_prereq_ok()
+    return transfer.sends > 1 && !transfer.mayResend ? fc_curl_prereq_abort() : fc_curl_prereq_ok()
 }
 
-/// libcurl header callback: keeps `Retry-After` and `Content-Type`; a new status line starts a new response.
+/// libcurl header callback: keeps `Retry-After`, `Content-Type`, `ETag` and `Last-Modified`; a new
+/// status line starts a new response.
 private func curlHeader(
     _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
 ) -> Int {
     let length = size * count
     guard let data, let context else { return length }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    // Called for every header line of every response: look at bytes, make a String only for the two kept.
+    // Called for every header line of every response: look at bytes, make a String only for those kept.
     let line = UnsafeRawBufferPointer(start: data, count: length)
+    func value(of name: String) -> String? {
+        let count = name.utf8.count
+        guard length > count, zip(line.prefix(count), name.utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else {
+            return nil
+        }
+        return String(decoding: line.dropFirst(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
     if line.starts(with: "HTTP/".utf8) {
         transfer.retryAfter = nil
         transfer.contentType = nil
-    } else if length > 13, zip(line.prefix(13), "content-type:".utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) {
-        transfer.contentType = String(decoding: line.dropFirst(13), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    } else if length > 12, zip(line.prefix(12), "retry-after:".utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) {
-        transfer.retryAfter = String(decoding: line.dropFirst(12), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        transfer.etag = nil
+        transfer.lastModified = nil
+    } else if let text = value(of: "content-type:") {
+        transfer.contentType = text
+    } else if let text = value(of: "retry-after:") {
+        transfer.retryAfter = text
+    } else if let text = value(of: "etag:") {
+        transfer.etag = text
+    } else if let text = value(of: "last-modified:") {
+        transfer.lastModified = text
     }
     return length
 }

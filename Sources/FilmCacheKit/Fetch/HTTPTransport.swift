@@ -14,11 +14,42 @@ public struct HTTPResponse: Sendable, Equatable {
     public var retryAfter: String?
     /// The `Content-Type` header's value, if the server sent one.
     public var contentType: String?
+    /// The `ETag` header's value, if the server sent one.
+    public var etag: String?
+    /// The `Last-Modified` header's value, if the server sent one.
+    public var lastModified: String?
 
-    public init(status: Int, body: [UInt8], retryAfter: String? = nil, contentType: String? = nil) {
+    public init(
+        status: Int, body: [UInt8], retryAfter: String? = nil, contentType: String? = nil, etag: String? = nil,
+        lastModified: String? = nil
+    ) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
         self.contentType = contentType
+        self.etag = etag
+        self.lastModified = lastModified
     }
+}
+
+/// A GET with request headers, for transfers that are not OMDb calls (posters): conditional
+/// requests, redirects followed, a dropped keep-alive connection retried by libcurl.
+public struct HTTPRequest: Sendable, Equatable {
+    public var url: String
+    /// Extra request header lines, e.g. `If-None-Match: "abc"`.
+    public var headers: [String]
+    /// Redirects followed (0: none, the rule for OMDb calls).
+    public var maxRedirects: Int
+
+    public init(url: String, headers: [String] = [], maxRedirects: Int = 0) {
+        self.url = url
+        self.headers = headers
+        self.maxRedirects = maxRedirects
+    }
+}
+
+/// A transport that also sends requests with headers.
+public protocol HTTPRequestTransport: HTTPTransport {
+    /// Performs one GET of `request`. Throws only for transport failures.
+    func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPResponse
 }

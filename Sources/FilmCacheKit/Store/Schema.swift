@@ -184,5 +184,26 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX titles_imdb_id ON titles (imdb_id);
         """,
+        // 7: each film's poster in the content-addressed poster store: which file holds it, the
+        // validators to revalidate it with, and when a poster that is gone or failed is tried again.
+        """
+        CREATE TABLE posters (
+            imdb_id         TEXT PRIMARY KEY NOT NULL,
+            url             TEXT NOT NULL,
+            status          TEXT NOT NULL CHECK (status IN ('stored', 'gone', 'failed')),
+            sha256          TEXT,
+            file            TEXT,
+            bytes           INTEGER,
+            content_type    TEXT,
+            etag            TEXT,
+            last_modified   TEXT,
+            stored_at       TEXT,
+            checked_at      TEXT NOT NULL,
+            message         TEXT,
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TEXT
+        ) WITHOUT ROWID;
+        CREATE INDEX posters_sha256 ON posters (sha256);
+        """,
     ]
 }

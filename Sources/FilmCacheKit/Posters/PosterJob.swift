@@ -1,0 +1,271 @@
+import Foundation
+import Logging
+
+/// How posters are fetched: their own pace and caps, apart from OMDb's quota (image hosts are not metered).
+public struct PosterSettings: Sendable, Equatable {
+    /// Requests per second to the image hosts; 0 is unlimited.
+    public var rate: Double = 10
+    /// Transfers at once.
+    public var maxInFlight: Int = 8
+    /// A larger poster is refused (and not stored).
+    public var maxBytes: Int = 5 << 20
+    /// A stored poster is revalidated once its last check is this old.
+    public var revalidateAfter: Duration = .seconds(30 * 86_400)
+    /// A poster that is gone (404, 410) is asked for again after this long.
+    public var goneRetryAfter: Duration = .seconds(30 * 86_400)
+    /// The first retry delay of a failed poster; it doubles with each failure in a row, up to a week.
+    public var failedRetryAfter: Duration = .seconds(3600)
+
+    public init() {}
+
+    /// The longest a failed poster waits for its next try.
+    static let failedRetryCap: Duration = .seconds(7 * 86_400)
+}
+
+/// What a poster run did.
+public struct PosterSummary: Sendable, Equatable {
+    /// Posters that were due.
+    public var due = 0
+    /// Posters downloaded and stored as a new file.
+    public var stored = 0
+    /// Posters downloaded whose bytes the store already held (another film's, or an unchanged 200).
+    public var alreadyHeld = 0
+    /// Posters revalidated with a 304: no bytes moved.
+    public var notModified = 0
+    /// Posters the image host no longer has (404, 410).
+    public var gone = 0
+    /// Bodies refused: not an image, or over the size cap.
+    public var rejected = 0
+    /// Other failures (HTTP status, transport); tried again later.
+    public var failed = 0
+    /// Body bytes downloaded.
+    public var bytes = 0
+    /// Whether the run was stopped before every due poster was asked for.
+    public var stopped = false
+    /// What pruning did, when asked for.
+    public var pruned: PosterStore.PruneResult?
+
+    public init() {}
+
+    /// Requests that got an answer the run could use.
+    public var succeeded: Int { stored + alreadyHeld + notModified + gone }
+}
+
+/// Downloads due posters into a ``PosterStore`` and records each outcome in the cache.
+///
+/// Due films are read a page at a time in ID order, so memory stays flat however large the
+/// cache; each page's outcomes are committed in one transaction once its transfers end. A
+/// file is written (atomically) before the row naming it is committed, so a kill leaves at
+/// worst a file no row names yet, which the next run finds held and records.
+public struct PosterJob: Sendable {
+    let cache: CacheStore
+    let store: PosterStore
+    let transport: any HTTPRequestTransport
+    let settings: PosterSettings
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// Films read per page.
+    static let pageSize = 256
+
+    public init(
+        cache: CacheStore, store: PosterStore, transport: any HTTPRequestTransport, settings: PosterSettings,
+        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.cache = cache
+        self.store = store
+        self.transport = transport
+        self.settings = settings
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Fetches every due poster (only of films fetched at or after `fetchedSince`, when given)
+    /// until done or `stop` is requested.
+    public func run(fetchedSince: Date? = nil, stop: WarmStop) async throws(PosterJobError) -> PosterSummary {
+        var summary = PosterSummary()
+        let gate: RateGate<ContinuousClock>? = settings.rate > 0 ? RateGate(rate: settings.rate) : nil
+        let started = now()
+        let revalidateBefore = started.addingTimeInterval(-settings.revalidateAfter.inSeconds)
+        var after = ""
+        while !stop.isRequested {
+            let page: [PosterDue]
+            do {
+                page = try cache.postersDue(
+                    after: after, limit: Self.pageSize, now: started, revalidateBefore: revalidateBefore,
+                    fetchedSince: fetchedSince)
+            } catch {
+                throw .cache(error)
+            }
+            guard let last = page.last else { break }
+            after = last.imdbID
+            summary.due += page.count
+            let (outcomes, storeFailure) = await fetch(page, gate: gate, stop: stop, summary: &summary)
+            do {
+                try cache.recordPosters(outcomes)
+            } catch {
+                throw .cache(error)
+            }
+            if let storeFailure { throw .posterStore(storeFailure) }
+        }
+        summary.stopped = stop.isRequested
+        return summary
+    }
+
+    /// Removes store files no film references (see ``PosterStore/prune(isReferenced:now:grace:)``).
+    public func prune() throws(PosterJobError) -> PosterStore.PruneResult {
+        do {
+            return try store.prune(isReferenced: cache.posterFileIsReferenced(sha256:), now: now(), grace: 3600)
+        } catch {
+            throw .cache(error)
+        }
+    }
+
+    /// Fetches one page, at most `maxInFlight` at a time, paced by `gate`.
+    private func fetch(
+        _ page: [PosterDue], gate: RateGate<ContinuousClock>?, stop: WarmStop, summary: inout PosterSummary
+    ) async -> ([PosterOutcome], PosterStoreError?) {
+        var outcomes: [PosterOutcome] = []
+        var storeFailure: PosterStoreError?
+        await withTaskGroup(of: (PosterOutcome, Tally)?.self) { group in
+            var next = page.startIndex
+            var running = 0
+            func startNext() {
+                guard next < page.endIndex, storeFailure == nil, !stop.isRequested else { return }
+                let due = page[next]
+                next += 1
+                running += 1
+                group.addTask {
+                    if let gate {
+                        let admitted = (try? await stop.unlessStopped { try await gate.acquire() }) ?? false
+                        if !admitted { return nil }
+                    }
+                    return await self.fetchOne(due)
+                }
+            }
+            for _ in 0..<max(1, settings.maxInFlight) { startNext() }
+            while running > 0, let result = await group.next() {
+                running -= 1
+                if let (outcome, tally) = result {
+                    tally.add(to: &summary)
+                    // A file that could not be written is not recorded: the poster stays due.
+                    if case .storeFailed(let failure) = tally {
+                        storeFailure = failure
+                    } else {
+                        outcomes.append(outcome)
+                    }
+                }
+                startNext()
+            }
+        }
+        return (outcomes, storeFailure)
+    }
+
+    /// How one request counts in the summary.
+    enum Tally: Sendable {
+        case stored(bytes: Int), alreadyHeld(bytes: Int), notModified, gone, rejected(bytes: Int), failed
+        case storeFailed(PosterStoreError)
+
+        func add(to summary: inout PosterSummary) {
+            switch self {
+            case .stored(let bytes):
+                summary.stored += 1
+                summary.bytes += bytes
+            case .alreadyHeld(let bytes):
+                summary.alreadyHeld += 1
+                summary.bytes += bytes
+            case .notModified: summary.notModified += 1
+            case .gone: summary.gone += 1
+            case .rejected(let bytes):
+                summary.rejected += 1
+                summary.bytes += bytes
+            case .failed, .storeFailed: summary.failed += 1
+            }
+        }
+    }
+
+    /// One request and what it comes to.
+    func fetchOne(_ due: PosterDue) async -> (PosterOutcome, Tally) {
+        let url = due.url
+        func outcome(_ result: PosterOutcome.Result) -> PosterOutcome {
+            PosterOutcome(imdbID: due.imdbID, url: url, checkedAt: now(), result: result)
+        }
+        let failedRetry = now().addingTimeInterval(
+            min(
+                Self.doubling(settings.failedRetryAfter, times: due.failures), PosterSettings.failedRetryCap
+            ).inSeconds)
+        guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
+            let retry = now().addingTimeInterval(settings.goneRetryAfter.inSeconds)
+            return (outcome(.gone("not an http(s) URL", retryAt: retry)), .gone)
+        }
+        // Revalidate only what the store still holds: a file deleted by hand is fetched whole.
+        let held = due.held.flatMap { store.holds($0.file) ? $0 : nil }
+        var headers: [String] = []
+        if let held {
+            if let etag = held.etag { headers.append("If-None-Match: \(etag)") }
+            if let lastModified = held.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+        }
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(HTTPRequest(url: url, headers: headers, maxRedirects: 5))
+        } catch {
+            logger.info("poster failed", metadata: ["imdbID": "\(due.imdbID)", "error": "\(error)"])
+            if case .bodyTooLarge = error {
+                return (outcome(.failed(error.description, retryAt: failedRetry)), .rejected(bytes: 0))
+            }
+            return (outcome(.failed(error.description, retryAt: failedRetry)), .failed)
+        }
+        switch response.status {
+        case 200:
+            switch PosterImage.check(contentType: response.contentType, body: response.body) {
+            case .failure(let rejection):
+                logger.warning(
+                    "poster refused", metadata: ["imdbID": "\(due.imdbID)", "reason": "\(rejection.description)"])
+                return (
+                    outcome(.failed(rejection.description, retryAt: failedRetry)),
+                    .rejected(bytes: response.body.count)
+                )
+            case .success(let image):
+                let stored: StoredPoster
+                do {
+                    stored = try store.put(response.body, image: image)
+                } catch {
+                    return (outcome(.failed(error.description, retryAt: failedRetry)), .storeFailed(error))
+                }
+                let result = PosterOutcome.Result.stored(
+                    stored, contentType: response.contentType, etag: response.etag,
+                    lastModified: response.lastModified)
+                let same = held?.sha256 == stored.sha256
+                return (outcome(result), same ? .alreadyHeld(bytes: stored.bytes) : .stored(bytes: stored.bytes))
+            }
+        case 304 where held != nil:
+            return (outcome(.notModified(etag: response.etag, lastModified: response.lastModified)), .notModified)
+        case 404, 410:
+            let retry = now().addingTimeInterval(settings.goneRetryAfter.inSeconds)
+            return (outcome(.gone("HTTP \(response.status)", retryAt: retry)), .gone)
+        default:
+            logger.info("poster failed", metadata: ["imdbID": "\(due.imdbID)", "status": "\(response.status)"])
+            return (outcome(.failed("HTTP \(response.status)", retryAt: failedRetry)), .failed)
+        }
+    }
+
+    /// `base` doubled `times` times, without overflow.
+    private static func doubling(_ base: Duration, times: Int) -> Duration {
+        base * (1 << min(max(0, times), 20))
+    }
+}
+
+/// Why a poster run ended early.
+public enum PosterJobError: Error, Sendable, CustomStringConvertible {
+    /// The cache database could not be read or written.
+    case cache(StoreError)
+    /// The poster store could not be written (a full disk, permissions).
+    case posterStore(PosterStoreError)
+
+    public var description: String {
+        switch self {
+        case .cache(let error): error.description
+        case .posterStore(let error): error.description
+        }
+    }
+}

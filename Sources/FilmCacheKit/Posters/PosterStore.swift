@@ -1,0 +1,200 @@
+import Foundation
+
+/// The content-addressed directory posters are kept in: `ROOT/ab/cd/<sha256>.<ext>`.
+///
+/// A file's name is the SHA-256 of its bytes, so one image shared by several films (or fetched
+/// twice) is stored once, and a name never holds other bytes than it says. Every file is written
+/// under a temporary name in its final directory, synced and renamed: a kill leaves at most a
+/// temporary file (``prune(isReferenced:now:grace:)`` removes it), never half an image under a
+/// final name.
+public struct PosterStore: Sendable {
+    /// The directory, absolute.
+    public let root: String
+
+    /// Opens the store at `root`, creating the directory when missing.
+    public init(root: String) throws(PosterStoreError) {
+        let absolute = URL(fileURLWithPath: root).standardizedFileURL.path
+        self.root = absolute
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw .notADirectory(path: absolute) }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: absolute, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotCreate(path: absolute, reason: Self.reason(error))
+            }
+        }
+        guard access(absolute, W_OK | X_OK) == 0 else {
+            throw .cannotWrite(path: absolute, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Where a poster with this digest and format lives, relative to the root: `ab/cd/<sha256>.<ext>`.
+    public static func relativePath(sha256: String, image: PosterImage) -> String {
+        let digits = Array(sha256)
+        return "\(String(digits[0..<2]))/\(String(digits[2..<4]))/\(sha256).\(image.fileExtension)"
+    }
+
+    /// The absolute path of a file named relative to the root.
+    public func path(of relativePath: String) -> String {
+        root + "/" + relativePath
+    }
+
+    /// Whether the store holds a regular file at `relativePath`.
+    public func holds(_ relativePath: String) -> Bool {
+        var info = stat()
+        return stat(path(of: relativePath), &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Stores `bytes` (already checked to be an image of format `image`) and says where.
+    ///
+    /// A file already there under the same name is the same bytes and is kept as it is.
+    public func put(_ bytes: [UInt8], image: PosterImage) throws(PosterStoreError) -> StoredPoster {
+        let digest = SHA256.hex(bytes)
+        let relative = Self.relativePath(sha256: digest, image: image)
+        let final = path(of: relative)
+        let stored = StoredPoster(sha256: digest, file: relative, bytes: bytes.count)
+        var info = stat()
+        if stat(final, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count {
+            return stored
+        }
+        let directory = (final as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .cannotCreate(path: directory, reason: Self.reason(error))
+        }
+        let temporary =
+            directory + "/.\(digest).\(image.fileExtension)\(Self.temporaryMarker)\(getpid())-"
+            + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .cannotWrite(path: temporary, reason: String(cString: strerror(errno))) }
+        var failure: String?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        if failure == nil, rename(temporary, final) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary)
+            throw .cannotWrite(path: final, reason: failure)
+        }
+        return stored
+    }
+
+    /// What ``prune(isReferenced:now:grace:)`` did.
+    public struct PruneResult: Sendable, Equatable {
+        /// Poster files no film references, removed.
+        public var removed = 0
+        /// Bytes those files held.
+        public var removedBytes = 0
+        /// Temporary files a killed run left, removed.
+        public var temporaryRemoved = 0
+        /// Files whose names are not the store's, left alone.
+        public var foreign = 0
+        /// Files kept (referenced, or too new to judge).
+        public var kept = 0
+    }
+
+    /// Removes poster files `isReferenced` says no film uses, and temporary files left by a killed run.
+    ///
+    /// Files changed within `grace` of `now` are kept: a run storing posters at the same time
+    /// writes its file before it commits the row that references it. Files the store did not
+    /// name are never touched.
+    public func prune(
+        isReferenced: (_ sha256: String) throws(StoreError) -> Bool, now: Date, grace: TimeInterval
+    ) throws(StoreError) -> PruneResult {
+        var result = PruneResult()
+        let manager = FileManager.default
+        for first in (try? manager.contentsOfDirectory(atPath: root)) ?? [] where Self.isHexPair(first) {
+            for second in (try? manager.contentsOfDirectory(atPath: root + "/" + first)) ?? []
+            where Self.isHexPair(second) {
+                let directory = root + "/" + first + "/" + second
+                for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] {
+                    let path = directory + "/" + name
+                    var info = stat()
+                    guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                        result.foreign += 1
+                        continue
+                    }
+                    let age = now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec)
+                    if name.hasPrefix("."), name.contains(Self.temporaryMarker) {
+                        if age > grace, unlink(path) == 0 { result.temporaryRemoved += 1 } else { result.kept += 1 }
+                        continue
+                    }
+                    guard let digest = Self.digest(ofFileNamed: name), digest.hasPrefix(first + second) else {
+                        result.foreign += 1
+                        continue
+                    }
+                    var referenced = age <= grace
+                    if !referenced { referenced = try isReferenced(digest) }
+                    if referenced {
+                        result.kept += 1
+                    } else if unlink(path) == 0 {
+                        result.removed += 1
+                        result.removedBytes += Int(info.st_size)
+                    }
+                }
+                rmdir(directory)  // only succeeds when empty
+            }
+            rmdir(root + "/" + first)
+        }
+        return result
+    }
+
+    /// Marks a temporary file's name.
+    static let temporaryMarker = ".tmp-"
+
+    /// The digest a store file name `<64 hex>.<ext>` carries, or `nil` when the name is not one.
+    static func digest(ofFileNamed name: String) -> String? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+            PosterImage.allCases.contains(where: { $0.fileExtension == parts[1] })
+        else { return nil }
+        return String(parts[0])
+    }
+
+    private static func isHexPair(_ name: String) -> Bool {
+        name.count == 2 && name.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedDescription
+    }
+}
+
+/// A poster file in the store.
+public struct StoredPoster: Sendable, Equatable {
+    /// SHA-256 of its bytes, lowercase hex.
+    public var sha256: String
+    /// Its path relative to the store's root.
+    public var file: String
+    /// Its size.
+    public var bytes: Int
+}
+
+/// The poster store's directory or a file in it could not be made or written.
+public enum PosterStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notADirectory(path: String)
+    case cannotCreate(path: String, reason: String)
+    case cannotWrite(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notADirectory(let path): "poster store \(path) is not a directory"
+        case .cannotCreate(let path, let reason): "cannot create \(path): \(reason)"
+        case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+        }
+    }
+}
