@@ -19,9 +19,10 @@ struct FilmCacheCommand: AsyncParsableCommand {
               filmcache show tt0172495 --db films.sqlite --json
               filmcache quota --db films.sqlite
               filmcache stats --db films.sqlite Data/watchlist.txt
+              filmcache posters --db films.sqlite --store posters/
             """,
         version: FilmCacheVersion.current,
-        subcommands: [Warm.self, Plan.self, Show.self, Quota.self, Stats.self]
+        subcommands: [Warm.self, Plan.self, Show.self, Quota.self, Stats.self, Posters.self]
     )
 }
 
@@ -93,7 +94,11 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 enum ExitStatus {
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
+    /// An input file (the cache database) does not exist (EX_NOINPUT).
+    static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
+    /// A directory or file the command must create cannot be (EX_CANTCREAT).
+    static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
     static let tryAgainLater: Int32 = 75
     /// The server at the base URL does not speak OMDb's protocol (EX_PROTOCOL).

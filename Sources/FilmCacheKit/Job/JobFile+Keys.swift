@@ -50,6 +50,12 @@ extension JobFile {
         case .breakerPauseAfter: fetch.breakerPauseAfter = try reader.integer(in: key)
         case .breakerStopAfter: fetch.breakerStopAfter = try reader.integer(in: key)
         case .breakerCoolDown: fetch.breakerCoolDown = try reader.duration(in: key)
+        case .posterStore: posters.store = try reader.path()
+        case .posterRate: posters.rate = try reader.number(in: key)
+        case .posterMaxInFlight: posters.maxInFlight = try reader.integer(in: key)
+        case .posterMaxBytes: posters.maxBytes = try reader.integer(in: key)
+        case .posterRevalidateDays: posters.revalidateDays = try reader.number(in: key)
+        case .posterGoneRetryDays: posters.goneRetryDays = try reader.number(in: key)
         }
     }
 

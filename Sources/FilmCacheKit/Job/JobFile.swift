@@ -21,6 +21,8 @@ public struct JobFile: Sendable, Equatable {
     public var plan = PlanOverrides()
     /// Endpoint, rate, concurrency, timeouts, retries and the circuit breaker.
     public var fetch = FetchOverrides()
+    /// Poster settings (`poster_*`).
+    public var posters = PosterOverrides()
     /// How long a run may take before it stops cleanly.
     public var maxRuntime: Duration?
     /// How worklist files are read: one of ``JobKey/worklistFormats``.

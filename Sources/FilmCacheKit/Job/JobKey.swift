@@ -62,6 +62,18 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case breakerStopAfter = "breaker_stop_after"
     /// How long new work pauses.
     case breakerCoolDown = "breaker_cool_down"
+    /// The directory posters are stored in; `warm` then also fetches the posters of the films it fetched.
+    case posterStore = "poster_store"
+    /// Poster requests per second (image hosts are not metered by OMDb's quota); 0 for no limit.
+    case posterRate = "poster_rate"
+    /// Poster transfers at once.
+    case posterMaxInFlight = "poster_max_in_flight"
+    /// The largest poster accepted, in bytes.
+    case posterMaxBytes = "poster_max_bytes"
+    /// Days after which a stored poster is revalidated (a 304 costs no bytes).
+    case posterRevalidateDays = "poster_revalidate_days"
+    /// Days before a poster that is gone (404) is asked for again.
+    case posterGoneRetryDays = "poster_gone_retry_days"
 
     /// The worklist formats `worklist_format` accepts.
     public static let worklistFormats = ["auto", "text", "csv", "json"]

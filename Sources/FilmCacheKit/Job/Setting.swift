@@ -53,8 +53,12 @@ extension JobKey {
         case .retryBase, .retryCap, .breakerCoolDown: SettingRange(0...day, unit: " seconds")
         case .maxAttempts: SettingRange(1...100)
         case .breakerPauseAfter, .breakerStopAfter: SettingRange(1...1_000_000)
+        case .posterRate: SettingRange(0.001...10_000, unit: " requests a second", alsoAllowed: 0)
+        case .posterMaxInFlight: SettingRange(1...256)
+        case .posterMaxBytes: SettingRange(1_024...104_857_600, unit: " bytes")
+        case .posterRevalidateDays, .posterGoneRetryDays: SettingRange(0...36_500, unit: " days")
         case .worklists, .db, .apiKeyFile, .apiKeyEnv, .baseURL, .quotaTimezone, .worklistFormat, .metricsFile,
-            .logFormat:
+            .logFormat, .posterStore:
             nil
         }
     }

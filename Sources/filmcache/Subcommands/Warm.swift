@@ -95,6 +95,15 @@ extension FilmCacheCommand {
         @Option(help: "Write a Prometheus textfile here at the end of the run (replaced atomically).")
         var metricsFile: String?
 
+        @Option(
+            name: .customLong("posters"),
+            help: ArgumentHelp(
+                "Afterwards fetch the posters of the films this run fetched into this store (as `filmcache posters`).",
+                valueName: "dir"))
+        var posterStore: String?
+
+        @OptionGroup(title: "Posters") var posterOptions: PosterOptions
+
         @Argument(help: "Worklist files (replacing the job file's).")
         var worklists: [String] = []
 
@@ -137,6 +146,8 @@ extension FilmCacheCommand {
             defer { signals.cancel() }
             let started = ContinuousClock.now
             let now = try ReferenceTime.clock()
+            let startedAt = now()
+            let posters = try (posterStore ?? job?.posters.store).map(PosterOptions.openStore)
             let metricsPath = metricsFile ?? job?.metricsFile
             try validateMetricsFile(metricsPath)
             let key: APIKey
@@ -219,6 +230,17 @@ extension FilmCacheCommand {
             let metricsWritten = writeMetrics(
                 to: metricsPath, summary, status: status, store, configuration, since: started, now: now)
             if !metricsWritten && status == 0 { status = ExitStatus.ioError }
+            if let posters, Self.fetchesPosters(after: summary.stopReason) {
+                do {
+                    let posterSummary = try await PosterOptions.run(
+                        cache: store, store: posters, settings: posterOptions.settings(job: job),
+                        fetchedSince: startedAt, prune: false, stop: signals.stop, logger: logger, now: now)
+                    if posterSummary.stopped && status == 0 { status = ExitStatus.tryAgainLater }
+                } catch {
+                    StandardError.write("filmcache: posters: \(error.description)")
+                    if status == 0 { status = PosterOptions.exitStatus(for: error) }
+                }
+            }
             switch summary.stopReason {
             case .notOMDb?:
                 throw fail(
@@ -230,6 +252,15 @@ extension FilmCacheCommand {
                 throw fail("no ID got an answer (\(summary.failed) failed; see the log)", status: status)
             default:
                 if status != 0 { throw ExitCode(status) }
+            }
+        }
+
+        /// Whether a run that stopped for `reason` goes on to fetch posters: not after a signal, the
+        /// time limit, or an endpoint that is not OMDb or cannot be reached.
+        static func fetchesPosters(after reason: StopReason?) -> Bool {
+            switch reason {
+            case nil, .budgetSpent?, .limitReached?, .tooManyFailures?: true
+            default: false
             }
         }
 

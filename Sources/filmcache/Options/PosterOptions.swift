@@ -1,0 +1,87 @@
+import ArgumentParser
+import FilmCacheKit
+import Foundation
+import Logging
+
+/// The poster flags `posters` and `warm --posters` share; each overrides the job file's `poster_*` key.
+struct PosterOptions: ParsableArguments {
+    @Option(help: "Poster requests per second (not metered by OMDb's quota); 0 for no limit. Default 10.")
+    var posterRate: Double?
+
+    @Option(help: "Poster transfers at once. Default 8.")
+    var posterMaxInFlight: Int?
+
+    @Option(help: "The largest poster accepted, in bytes. Default 5242880.")
+    var posterMaxBytes: Int?
+
+    @Option(help: "Days after which a stored poster is revalidated (a 304 costs no bytes). Default 30.")
+    var posterRevalidateDays: Double?
+
+    @Option(help: "Days before a poster that is gone (404) is asked for again. Default 30.")
+    var posterGoneRetryDays: Double?
+
+    var overrides: PosterOverrides {
+        var overrides = PosterOverrides()
+        overrides.rate = posterRate
+        overrides.maxInFlight = posterMaxInFlight
+        overrides.maxBytes = posterMaxBytes
+        overrides.revalidateDays = posterRevalidateDays
+        overrides.goneRetryDays = posterGoneRetryDays
+        return overrides
+    }
+
+    func validate() throws {
+        try SettingFlags.check(overrides.values)
+    }
+
+    /// The settings: defaults, then the job file's, then the flags'.
+    func settings(job: JobFile?) -> PosterSettings {
+        var settings = PosterSettings()
+        job?.posters.apply(to: &settings)
+        overrides.apply(to: &settings)
+        return settings
+    }
+
+    /// Opens the poster store at `directory`; exit 73 (cannot create) when it cannot be made or written.
+    static func openStore(_ directory: String) throws -> PosterStore {
+        do {
+            return try PosterStore(root: directory)
+        } catch {
+            throw fail(error.description, status: ExitStatus.cannotCreate)
+        }
+    }
+
+    /// Runs a poster job over `cache` into `store`, its own transport and pace; prints the summary.
+    static func run(
+        cache: CacheStore, store: PosterStore, settings: PosterSettings, fetchedSince: Date?, prune: Bool,
+        stop: WarmStop, logger: Logger, now: @escaping @Sendable () -> Date
+    ) async throws(PosterJobError) -> PosterSummary {
+        var options = CurlMultiTransport.Options()
+        options.maxInFlight = settings.maxInFlight
+        options.maxBodyBytes = settings.maxBytes
+        options.totalTimeout = .seconds(60)
+        let transport = CurlMultiTransport(options: options)
+        defer { transport.shutdown() }
+        let job = PosterJob(cache: cache, store: store, transport: transport, settings: settings, logger: logger, now: now)
+        var summary = try await job.run(fetchedSince: fetchedSince, stop: stop)
+        if prune && !summary.stopped { summary.pruned = try job.prune() }
+        print(PosterReport.text(summary, store: store.root))
+        return summary
+    }
+
+    /// The exit status of a poster run that ended with `summary`: 75 when stopped early or when
+    /// nothing could be fetched and something failed (an image host down), else 0.
+    static func exitStatus(for summary: PosterSummary) -> Int32 {
+        if summary.stopped { return ExitStatus.tryAgainLater }
+        if summary.succeeded == 0 && summary.failed > 0 { return ExitStatus.tryAgainLater }
+        return 0
+    }
+
+    /// The exit status of a poster run that ended with `error`.
+    static func exitStatus(for error: PosterJobError) -> Int32 {
+        switch error {
+        case .cache: ExitStatus.ioError
+        case .posterStore: ExitStatus.ioError
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import FilmCacheKit
+import Foundation
+
+extension FilmCacheCommand {
+    struct Posters: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download the poster of every cached film into a content-addressed store. Never calls OMDb.",
+            discussion: """
+                Each poster is kept once under DIR/ab/cd/<sha256>.<ext>; the cache's posters
+                table says which file holds each film's poster. Only image/* answers whose
+                bytes are JPEG, PNG or WebP are kept. Later runs revalidate stored posters
+                (If-None-Match, If-Modified-Since) once they are --poster-revalidate-days old;
+                a poster that is gone (404, 410) is asked for again after
+                --poster-gone-retry-days. --prune removes files no film references.
+
+                Exit status 0 when done, 75 when interrupted or when no poster could be
+                fetched at all, 74 when the cache or the store cannot be written.
+
+                Examples:
+                  filmcache posters --db films.sqlite --store /var/lib/filmcache/posters
+                  filmcache posters --job /etc/filmcache/nightly.toml --prune
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @OptionGroup var jobOptions: JobOptions
+
+        @Option(
+            name: .customLong("store"),
+            help: ArgumentHelp(
+                "The poster store directory (created when missing). Default: the job file's poster_store.",
+                valueName: "dir"))
+        var storePath: String?
+
+        @Flag(help: "Afterwards remove store files no film references (and temporary files of killed runs).")
+        var prune = false
+
+        @OptionGroup(title: "Posters") var posterOptions: PosterOptions
+
+        func run() async throws {
+            let job = try jobOptions.load()
+            let logger = try common.makeLogger(job: job)
+            guard let directory = storePath ?? job?.posters.store else {
+                throw fail("name the poster store with --store DIR (or poster_store in a job file)", status: ExitStatus.usage)
+            }
+            let database = try common.database(job: job)
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw fail("no cache database at \(database)", status: ExitStatus.noInput)
+            }
+            let now = try ReferenceTime.clock()
+            let store = try PosterOptions.openStore(directory)
+            let signals = StopSignals(logger: logger)
+            defer { signals.cancel() }
+            let cache: CacheStore
+            do {
+                cache = try CacheStore(path: database, logger: logger)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+            let summary: PosterSummary
+            do {
+                summary = try await PosterOptions.run(
+                    cache: cache, store: store, settings: posterOptions.settings(job: job), fetchedSince: nil,
+                    prune: prune, stop: signals.stop, logger: logger, now: now)
+            } catch {
+                throw fail(error.description, status: PosterOptions.exitStatus(for: error))
+            }
+            let status = PosterOptions.exitStatus(for: summary)
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+}
