@@ -227,16 +227,16 @@ public struct PosterJob: Sendable {
                 )
             case .success(let image):
                 let stored: StoredPoster
+                let created: Bool
                 do {
-                    stored = try store.put(response.body, image: image)
+                    (stored, created) = try store.put(response.body, image: image)
                 } catch {
                     return (outcome(.failed(error.description, retryAt: failedRetry)), .storeFailed(error))
                 }
                 let result = PosterOutcome.Result.stored(
                     stored, contentType: response.contentType, etag: response.etag,
                     lastModified: response.lastModified)
-                let same = held?.sha256 == stored.sha256
-                return (outcome(result), same ? .alreadyHeld(bytes: stored.bytes) : .stored(bytes: stored.bytes))
+                return (outcome(result), created ? .stored(bytes: stored.bytes) : .alreadyHeld(bytes: stored.bytes))
             }
         case 304 where held != nil:
             return (outcome(.notModified(etag: response.etag, lastModified: response.lastModified)), .notModified)

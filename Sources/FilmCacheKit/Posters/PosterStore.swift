@@ -47,17 +47,18 @@ public struct PosterStore: Sendable {
         return stat(path(of: relativePath), &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
-    /// Stores `bytes` (already checked to be an image of format `image`) and says where.
+    /// Stores `bytes` (already checked to be an image of format `image`) and says where, and
+    /// whether the file is new.
     ///
     /// A file already there under the same name is the same bytes and is kept as it is.
-    public func put(_ bytes: [UInt8], image: PosterImage) throws(PosterStoreError) -> StoredPoster {
+    public func put(_ bytes: [UInt8], image: PosterImage) throws(PosterStoreError) -> (StoredPoster, created: Bool) {
         let digest = SHA256.hex(bytes)
         let relative = Self.relativePath(sha256: digest, image: image)
         let final = path(of: relative)
         let stored = StoredPoster(sha256: digest, file: relative, bytes: bytes.count)
         var info = stat()
         if stat(final, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count {
-            return stored
+            return (stored, false)
         }
         let directory = (final as NSString).deletingLastPathComponent
         do {
@@ -90,7 +91,7 @@ public struct PosterStore: Sendable {
             unlink(temporary)
             throw .cannotWrite(path: final, reason: failure)
         }
-        return stored
+        return (stored, true)
     }
 
     /// What ``prune(isReferenced:now:grace:)`` did.

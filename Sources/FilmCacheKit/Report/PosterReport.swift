@@ -19,7 +19,8 @@ public enum PosterReport {
             out += pruned.foreign > 0 ? "; \(pruned.foreign) files not named by the store left alone\n" : "\n"
         }
         if s.stopped {
-            out += "stopped early: interrupted; transfers in flight finished and were recorded; the rest resumes next run\n"
+            out +=
+                "stopped early: interrupted; transfers in flight finished and were recorded; the rest resumes next run\n"
         } else {
             out += "done\n"
         }

@@ -43,13 +43,7 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
 
     /// Parses a comma-separated list such as `500,reset,429-retry-after`; `all` enables the transient kinds.
     public static func parseList(_ text: String) throws(FaultListError) -> [FaultKind] {
-        var kinds: [FaultKind] = []
-        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-            if name == "all" { return transientKinds }
-            guard let kind = FaultKind(rawValue: name) else { throw FaultListError(name: name) }
-            if !kinds.contains(kind) { kinds.append(kind) }
-        }
-        return kinds
+        try FaultListError.parse(text, all: transientKinds)
     }
 }
 
@@ -57,9 +51,26 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
 public struct FaultListError: Error, CustomStringConvertible {
     /// The name that was not recognised.
     public let name: String
+    /// The names that are.
+    public let known: [String]
 
     /// A message listing the accepted names.
     public var description: String {
-        "unknown fault '\(name)'; known: \(FaultKind.allCases.map(\.rawValue).joined(separator: ", ")), all"
+        "unknown fault '\(name)'; known: \(known.joined(separator: ", ")), all"
+    }
+
+    /// Parses a comma-separated list of `Kind` raw values, without repeats; `all` stands for `all`.
+    static func parse<Kind: RawRepresentable<String> & CaseIterable & Equatable>(
+        _ text: String, all: [Kind]
+    ) throws(FaultListError) -> [Kind] {
+        var kinds: [Kind] = []
+        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            if name == "all" { return all }
+            guard let kind = Kind(rawValue: name) else {
+                throw FaultListError(name: name, known: Kind.allCases.map(\.rawValue))
+            }
+            if !kinds.contains(kind) { kinds.append(kind) }
+        }
+        return kinds
     }
 }

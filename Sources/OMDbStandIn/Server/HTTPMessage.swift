@@ -136,10 +136,13 @@ struct HTTPResponse: Sendable {
     static func reason(for status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 302: "Found"
+        case 304: "Not Modified"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 410: "Gone"
         case 413: "Content Too Large"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"

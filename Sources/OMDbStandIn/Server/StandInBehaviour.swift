@@ -1,9 +1,11 @@
+import Foundation
+
 /// The knobs that shape answers and may change while the server runs.
 ///
 /// Set at start through `StandInConfiguration` (the executable's flags) and at runtime through
 /// `OMDbStandInServer.updateBehaviour(_:)` or `POST /__standin/faults` with the flag names as query
 /// parameters: `fault-rate`, `faults`, `seed`, `latency-ms`, `limit-after`, `daily-limit`
-/// (`none` clears the last two).
+/// (`none` clears the last two), `posters` (`on`/`off`), `poster-version`, `poster-fault-rate`, `poster-faults`.
 public struct StandInBehaviour: Sendable, Equatable, Codable {
     /// Requests per accepted key per quota day; request `dailyLimit + 1` gets `Request limit reached!`.
     /// `nil` means unlimited.
@@ -19,11 +21,20 @@ public struct StandInBehaviour: Sendable, Equatable, Codable {
     public var seed: UInt64
     /// Milliseconds added before every OMDb answer (control endpoints answer at once).
     public var latencyMilliseconds: Int
+    /// Whether film bodies' `Poster` URLs point at this server, which serves the images under `/posters/`.
+    public var servePosters: Bool
+    /// The posters' version: changing it changes every image, its `ETag` and `Last-Modified`.
+    public var posterVersion: Int
+    /// The fraction (0…1) of posters answered with a fault; the same posters each time.
+    public var posterFaultRate: Double
+    /// The faults drawn from for a faulted poster.
+    public var posterFaults: [PosterFault]
 
     /// Creates a behaviour; the defaults answer every request normally, without limits or delay.
     public init(
         dailyLimit: Int? = nil, limitAfter: Int? = nil, faultRate: Double = 0, faults: [FaultKind] = [],
-        seed: UInt64 = 1, latencyMilliseconds: Int = 0
+        seed: UInt64 = 1, latencyMilliseconds: Int = 0, servePosters: Bool = false, posterVersion: Int = 1,
+        posterFaultRate: Double = 0, posterFaults: [PosterFault] = []
     ) {
         self.dailyLimit = dailyLimit
         self.limitAfter = limitAfter
@@ -31,5 +42,28 @@ public struct StandInBehaviour: Sendable, Equatable, Codable {
         self.faults = faults
         self.seed = seed
         self.latencyMilliseconds = latencyMilliseconds
+        self.servePosters = servePosters
+        self.posterVersion = posterVersion
+        self.posterFaultRate = posterFaultRate
+        self.posterFaults = posterFaults
+    }
+}
+
+/// A fault a poster can be answered with instead of its image.
+public enum PosterFault: String, Sendable, CaseIterable, Codable {
+    /// HTTP 404: the image host no longer has it.
+    case gone = "404"
+    /// HTTP 503.
+    case unavailable = "503"
+    /// HTTP 200 with an HTML page labelled `text/html`.
+    case html
+    /// HTTP 200 with an HTML page labelled `image/jpeg`.
+    case mislabelled
+    /// HTTP 200 `image/jpeg` of 8 MiB.
+    case huge
+
+    /// Parses a comma-separated list such as `404,html`; `all` is every kind.
+    public static func parseList(_ text: String) throws(FaultListError) -> [PosterFault] {
+        try FaultListError.parse(text, all: allCases)
     }
 }

@@ -57,6 +57,25 @@ extension StandInEngine {
             }
             updated.latencyMilliseconds = latency
         }
+        if let text = query["posters"] {
+            guard text == "on" || text == "off" else {
+                throw ControlParameterError(description: "posters must be on or off, got '\(text)'")
+            }
+            updated.servePosters = text == "on"
+        }
+        if let text = query["poster-version"] {
+            guard let version = Int(text), version >= 1 else {
+                throw ControlParameterError(description: "poster-version must be a positive integer, got '\(text)'")
+            }
+            updated.posterVersion = version
+        }
+        if let text = query["poster-fault-rate"] {
+            guard let rate = Double(text), rate >= 0, rate <= 1 else {
+                throw ControlParameterError(description: "poster-fault-rate must be a number in 0...1, got '\(text)'")
+            }
+            updated.posterFaultRate = rate
+        }
+        if let text = query["poster-faults"] { updated.posterFaults = try PosterFault.parseList(text) }
         if let text = query["limit-after"] { updated.limitAfter = try optionalCount(text, name: "limit-after") }
         if let text = query["daily-limit"] { updated.dailyLimit = try optionalCount(text, name: "daily-limit") }
         return updated

@@ -40,6 +40,8 @@ final class StandInEngine: Sendable {
         var unaccepted = StandInCounters()
         /// Injected faults by kind name.
         var faultsByKind: [String: Int] = [:]
+        /// Poster requests.
+        var posters = StandInPosterCounters()
 
         /// Fresh counters for `keyCount` keys.
         init(behaviour: StandInBehaviour, keyCount: Int) {
@@ -90,7 +92,7 @@ final class StandInEngine: Sendable {
                         counters: state.keyCounters[index])
                 },
                 unaccepted: state.unaccepted,
-                faultsByKind: state.faultsByKind)
+                faultsByKind: state.faultsByKind, posters: state.posters)
         }
     }
 
@@ -128,6 +130,9 @@ final class StandInEngine: Sendable {
             state.withLock { $0.controlRequests += 1 }
             return StandInReply(action: .respond(control(request)))
         }
+        if request.path.hasPrefix(PosterImages.path), behaviour.servePosters {
+            return StandInReply(action: .respond(poster(request)), delayMilliseconds: behaviour.latencyMilliseconds)
+        }
         guard request.path == "/" else {
             return StandInReply(action: .respond(.text("Not Found", status: 404)))
         }
@@ -163,7 +168,10 @@ final class StandInEngine: Sendable {
                 state.keyCounters[index].limitReached += 1
                 return answer(.omdbError("Request limit reached!", status: 401))
             }
-            let lookup = lookUp(request.query)
+            var lookup = lookUp(request.query)
+            if state.behaviour.servePosters {
+                lookup.response.body = Self.pointingPosters(lookup.response.body, at: request.header("host"))
+            }
             if let fault = drawFault(&state) {
                 state.keyCounters[index].faults += 1
                 state.faultsByKind[fault.rawValue, default: 0] += 1
@@ -181,6 +189,62 @@ final class StandInEngine: Sendable {
     }
 
     private enum LookupOutcome { case film, notFound, badRequest }
+
+    /// `body` with its `Poster` URL on OMDb's image host moved to this server's `/posters/`.
+    private static func pointingPosters(_ body: [UInt8], at host: String?) -> [UInt8] {
+        let prefix = Array(PosterImages.corpusPrefix.utf8)
+        guard let start = body.firstRange(of: prefix) else { return body }
+        var moved = Array(body[..<start.lowerBound])
+        moved += Array("http://\(host ?? "127.0.0.1")\(PosterImages.path)".utf8)
+        moved += body[start.upperBound...]
+        return moved
+    }
+
+    /// Answers `GET /posters/NAME`: the image, a 304 to a request naming its validators, or the
+    /// poster fault this poster is chosen for.
+    private func poster(_ request: HTTPRequest) -> HTTPResponse {
+        let name = String(request.path.dropFirst(PosterImages.path.count))
+        return state.withLock { state in
+            state.posters.requests += 1
+            let behaviour = state.behaviour
+            let faults = behaviour.posterFaults
+            if !faults.isEmpty, Double(PosterImages.percentile(name: name)) < behaviour.posterFaultRate * 100 {
+                state.posters.faults += 1
+                let fault = faults[PosterImages.percentile(name: name + "#") % faults.count]
+                let page = Array("<html><body>Image not available</body></html>".utf8)
+                let response: HTTPResponse
+                switch fault {
+                case .gone: response = .text("Not Found", status: 404)
+                case .unavailable: response = .text("Service Unavailable", status: 503)
+                case .html: response = HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: page)
+                case .mislabelled: response = HTTPResponse(status: 200, contentType: "image/jpeg", body: page)
+                case .huge:
+                    response = HTTPResponse(
+                        status: 200, contentType: "image/jpeg",
+                        body: [0xFF, 0xD8, 0xFF] + Array(repeating: 0, count: 8 << 20))
+                }
+                state.posters.bytes += response.body.count
+                return response
+            }
+            let version = behaviour.posterVersion
+            let etag = PosterImages.etag(name: name, version: version)
+            let lastModified = PosterImages.lastModified(version: version)
+            let validators = [("ETag", etag), ("Last-Modified", lastModified)]
+            let matches =
+                request.header("if-none-match").map {
+                    $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
+                }
+                ?? (request.header("if-modified-since") == lastModified)
+            if matches {
+                state.posters.notModified += 1
+                return HTTPResponse(status: 304, contentType: "image/jpeg", extraHeaders: validators, body: [])
+            }
+            let image = PosterImages.image(name: name, version: version)
+            state.posters.images += 1
+            state.posters.bytes += image.count
+            return HTTPResponse(status: 200, contentType: "image/jpeg", extraHeaders: validators, body: image)
+        }
+    }
 
     private func lookUp(_ query: [String: String]) -> (outcome: LookupOutcome, response: HTTPResponse) {
         if let id = query["i"] {

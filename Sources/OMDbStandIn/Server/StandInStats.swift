@@ -23,6 +23,23 @@ public struct StandInCounters: Sendable, Equatable, Codable {
     public init() {}
 }
 
+/// How poster requests were answered.
+public struct StandInPosterCounters: Sendable, Equatable, Codable {
+    /// Requests under `/posters/`.
+    public var requests = 0
+    /// Images sent whole (200).
+    public var images = 0
+    /// 304 answers to conditional requests.
+    public var notModified = 0
+    /// Poster faults sent.
+    public var faults = 0
+    /// Body bytes sent for posters.
+    public var bytes = 0
+
+    /// Creates zeroed counters.
+    public init() {}
+}
+
 /// Usage of one accepted key, named by its position in the configuration and a fingerprint, never its text.
 public struct StandInKeyStats: Sendable, Equatable, Codable {
     /// The key's position in `StandInConfiguration.apiKeys`.
@@ -55,6 +72,8 @@ public struct StandInStats: Sendable, Equatable, Codable {
     public var unaccepted: StandInCounters
     /// Injected faults by `FaultKind` raw value.
     public var faultsByKind: [String: Int]
+    /// Requests for poster images under `/posters/` (never counted as OMDb requests).
+    public var posters: StandInPosterCounters
 
     /// Returns the snapshot as pretty-printed JSON with sorted keys.
     public func jsonData() -> Data {

@@ -62,7 +62,8 @@ struct PosterOptions: ParsableArguments {
         options.totalTimeout = .seconds(60)
         let transport = CurlMultiTransport(options: options)
         defer { transport.shutdown() }
-        let job = PosterJob(cache: cache, store: store, transport: transport, settings: settings, logger: logger, now: now)
+        let job = PosterJob(
+            cache: cache, store: store, transport: transport, settings: settings, logger: logger, now: now)
         var summary = try await job.run(fetchedSince: fetchedSince, stop: stop)
         if prune && !summary.stopped { summary.pruned = try job.prune() }
         print(PosterReport.text(summary, store: store.root))

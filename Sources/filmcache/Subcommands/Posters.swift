@@ -43,7 +43,8 @@ extension FilmCacheCommand {
             let job = try jobOptions.load()
             let logger = try common.makeLogger(job: job)
             guard let directory = storePath ?? job?.posters.store else {
-                throw fail("name the poster store with --store DIR (or poster_store in a job file)", status: ExitStatus.usage)
+                throw fail(
+                    "name the poster store with --store DIR (or poster_store in a job file)", status: ExitStatus.usage)
             }
             let database = try common.database(job: job)
             guard FileManager.default.fileExists(atPath: database) else {

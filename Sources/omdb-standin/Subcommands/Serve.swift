@@ -17,6 +17,9 @@ extension OMDbStandInCommand {
                 and faults included):
                   GET /?apikey=KEY&i=ttNNNNNNN     the film's stored JSON
                   GET /?apikey=KEY&t=TITLE[&y=Y]   exact, case-insensitive title
+                With --posters, Poster URLs point at GET /posters/NAME: a generated
+                JPEG with ETag and Last-Modified; a conditional request that matches
+                gets 304.
                 Errors, as {"Response":"False","Error":"..."}:
                   401 No API key provided. | Invalid API key! | Request limit reached!
                   200 Incorrect IMDb ID. (unknown ID) | Movie not found! (title)
@@ -27,6 +30,8 @@ extension OMDbStandInCommand {
                   GET  /__standin/faults   current limits, faults, latency
                   POST /__standin/faults?fault-rate=F&faults=LIST&seed=S
                        &latency-ms=N&limit-after=N|none&daily-limit=N|none
+                       &posters=on|off&poster-version=N&poster-fault-rate=F
+                       &poster-faults=LIST
 
                 Faults for --faults (comma-separated, or 'all'): 500, 503, 429,
                 429-retry-after, 503-retry-after, reset, truncate, malformed,
@@ -77,8 +82,28 @@ extension OMDbStandInCommand {
         @Option(help: "Milliseconds added before every OMDb answer.")
         var latencyMs: Int = 0
 
+        /// Whether bodies' `Poster` URLs point here and the images are served.
+        @Flag(help: "Point film bodies' Poster URLs at this server and serve the images under /posters/.")
+        var posters = false
+
+        /// The fraction of posters faulted.
+        @Option(help: "Fraction (0-1) of posters answered with a fault from --poster-faults (the same ones each time).")
+        var posterFaultRate: Double = 0
+
+        /// Comma-separated poster fault names.
+        @Option(help: "Comma-separated poster faults: 404, 503, html, mislabelled, huge, or 'all'.")
+        var posterFaults: String = ""
+
         /// Checks ranges and fault names before anything starts.
         func validate() throws {
+            guard (0...1).contains(posterFaultRate) else {
+                throw ValidationError("--poster-fault-rate must be within 0...1")
+            }
+            do {
+                _ = try PosterFault.parseList(posterFaults)
+            } catch {
+                throw ValidationError(error.description)
+            }
             guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
             guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be within 0...1") }
             guard latencyMs >= 0 else { throw ValidationError("--latency-ms must not be negative") }
@@ -111,7 +136,9 @@ extension OMDbStandInCommand {
                 fromEnvironmentValue: ProcessInfo.processInfo.environment["OMDB_STANDIN_KEYS"])
             let behaviour = StandInBehaviour(
                 dailyLimit: dailyLimit, limitAfter: limitAfter, faultRate: faultRate,
-                faults: (try? FaultKind.parseList(faults)) ?? [], seed: seed, latencyMilliseconds: latencyMs)
+                faults: (try? FaultKind.parseList(faults)) ?? [], seed: seed, latencyMilliseconds: latencyMs,
+                servePosters: posters, posterFaultRate: posterFaultRate,
+                posterFaults: (try? PosterFault.parseList(posterFaults)) ?? [])
             let server = OMDbStandInServer(
                 configuration: StandInConfiguration(port: port, apiKeys: keys, corpus: films, behaviour: behaviour))
             let boundPort: Int

@@ -38,6 +38,12 @@ import Testing
         breaker_pause_after = 4
         breaker_stop_after = 12
         breaker_cool_down = "10s"
+        poster_store = "posters"
+        poster_rate = 40
+        poster_max_in_flight = 12
+        poster_max_bytes = 2000000
+        poster_revalidate_days = 14
+        poster_gone_retry_days = 90
         """
 
     func parse(_ text: String, name: String = "job.toml", environment: [String: String] = [:]) throws(JobFileError)
@@ -67,6 +73,12 @@ import Testing
         #expect(job.apiKeyFile == "/etc/filmcache/omdb.key")
         #expect(job.apiKeyVariable == nil)
         #expect(job.fetch.baseURL == "http://127.0.0.1:8089/")
+        #expect(job.posters.store == directory.path + "/posters")
+        var posterSettings = PosterSettings()
+        job.posters.apply(to: &posterSettings)
+        #expect(posterSettings.rate == 40 && posterSettings.maxInFlight == 12 && posterSettings.maxBytes == 2_000_000)
+        #expect(posterSettings.revalidateAfter == .seconds(14 * 86_400))
+        #expect(posterSettings.goneRetryAfter == .seconds(90 * 86_400))
         #expect(job.fetch.rate == 2.5)
         #expect(job.fetch.burst == 3)
         #expect(job.fetch.maxInFlight == 4)
