@@ -4,7 +4,7 @@ public enum PosterReport {
     public static func text(_ s: PosterSummary, store: String) -> String {
         var rows: [(String, Int, String)] = [
             ("due", s.due, "films whose poster was never fetched, changed, or is due a check"),
-            ("stored", s.stored, "downloaded, checked, stored as new files (\(StatsReport.size(s.bytes)) in all)"),
+            ("stored", s.stored, "downloaded, checked, stored as new files"),
             ("already held", s.alreadyHeld, "downloaded; the store had these bytes"),
             ("not modified", s.notModified, "revalidated with a 304; no bytes"),
             ("gone", s.gone, "the image host has none (404, 410); asked again later"),
@@ -13,6 +13,7 @@ public enum PosterReport {
         ]
         if s.due == 0 { rows = [rows[0]] }
         var out = "filmcache posters → \(store)\n" + TextTable.counts(rows, labelWidth: 13) + "\n"
+        if s.due > 0 { out += "downloaded: \(StatsReport.size(s.bytes))\n" }
         if let pruned = s.pruned {
             out += "pruned: \(pruned.removed) files no film references (\(StatsReport.size(pruned.removedBytes))),"
             out += " \(pruned.temporaryRemoved) temporary; \(pruned.kept) kept"
