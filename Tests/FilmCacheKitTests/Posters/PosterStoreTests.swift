@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import FilmCacheKit
+
+struct PosterStoreTests {
+    let directory = TemporaryDirectory()
+    var root: String { directory.path + "/posters" }
+    static let image: [UInt8] = [0xFF, 0xD8, 0xFF] + Array(repeating: 7, count: 1000)
+
+    /// The age, in the past, to give a file's modification time.
+    func age(_ path: String, seconds: Int) {
+        var times = [timespec](repeating: timespec(tv_sec: time(nil) - seconds, tv_nsec: 0), count: 2)
+        _ = utimensat(AT_FDCWD, path, &times, 0)
+    }
+
+    @Test func aFileIsNamedByItsDigestAndStoredOnce() throws {
+        let store = try PosterStore(root: root)
+        let (stored, created) = try store.put(Self.image, image: .jpeg)
+        #expect(created)
+        let digest = SHA256.hex(Self.image)
+        #expect(
+            stored
+                == StoredPoster(
+                    sha256: digest, file: PosterStore.relativePath(sha256: digest, image: .jpeg), bytes: 1003))
+        #expect(stored.file == "\(digest.prefix(2))/\(digest.dropFirst(2).prefix(2))/\(digest).jpg")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(of: stored.file))) == Data(Self.image))
+        let (again, createdAgain) = try store.put(Self.image, image: .jpeg)
+        #expect(again == stored && !createdAgain)
+        let names = try FileManager.default.subpathsOfDirectory(atPath: root).filter { $0.hasSuffix(".jpg") }
+        #expect(names == [stored.file], "no temporary file left behind")
+    }
+
+    @Test func theDigestIsSHA256() {
+        // FIPS 180-4's example "abc".
+        #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(KeyFingerprint.legacy("abc") == "ba78")
+    }
+
+    @Test func pruneRemovesUnreferencedOldFilesAndLeftoverTemporariesAndNothingElse() throws {
+        let store = try PosterStore(root: root)
+        let (kept, _) = try store.put(Self.image, image: .jpeg)
+        let (orphan, _) = try store.put(Self.image + [1], image: .jpeg)
+        let (fresh, _) = try store.put(Self.image + [2], image: .jpeg)
+        let directory = (store.path(of: orphan.file) as NSString).deletingLastPathComponent
+        let temporary = directory + "/.\(orphan.sha256).jpg.tmp-123-abc"
+        let foreign = directory + "/README"
+        try Data([1]).write(to: URL(fileURLWithPath: temporary))
+        try Data([1]).write(to: URL(fileURLWithPath: foreign))
+        for path in [store.path(of: kept.file), store.path(of: orphan.file), temporary, foreign] {
+            age(path, seconds: 7200)
+        }
+        let result = try store.prune(
+            isReferenced: { $0 == kept.sha256 }, now: Date(), grace: 3600)
+        #expect(result.removed == 1 && result.removedBytes == orphan.bytes)
+        #expect(result.temporaryRemoved == 1)
+        #expect(result.foreign == 1)
+        #expect(result.kept == 2, "the referenced file, and the unreferenced one too new to judge")
+        #expect(store.holds(kept.file) && store.holds(fresh.file) && !store.holds(orphan.file))
+        #expect(FileManager.default.fileExists(atPath: foreign))
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+    }
+
+    @Test func aStoreThatCannotBeMadeOrWrittenSaysWhere() throws {
+        try Data([1]).write(to: URL(fileURLWithPath: directory.path + "/file"))
+        #expect(throws: PosterStoreError.notADirectory(path: directory.path + "/file")) {
+            try PosterStore(root: directory.path + "/file")
+        }
+        #expect {
+            try PosterStore(root: directory.path + "/file/below")
+        } throws: { error in
+            (error as? PosterStoreError).map { "\($0)".contains(directory.path + "/file/below") } ?? false
+        }
+    }
+}
