@@ -9,6 +9,8 @@
 #   plan    `filmcache plan` of a BENCH_PLAN_IDS (100000) worklist over a BENCH_PLAN_ROWS (1000000) cache
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
 #   memory  whole warms of 10,000 and 100,000 IDs (BENCH_RSS_SIZES): peak RSS should stay flat
+#   posters `filmcache posters` of BENCH_POSTERS (5000) images from nginx into a store vs curl --parallel
+#           writing the same files; then the revalidation pass (304s)
 # Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +50,7 @@ http {
     listen 127.0.0.1:$port;
     root $work;
     location = / { try_files /films/\$arg_i.json =404; }
+    location /p/ { default_type image/jpeg; }
   }
 }
 CONF
@@ -127,6 +130,36 @@ print(int(statistics.median(c for c, _ in pairs)), int(statistics.median(w for _
 printf '  %-36s %8s req/s (median)\n' "curl --parallel --parallel-max $inflight" "$median_curl"
 printf '  %-36s %8s films/s (median)\n' "filmcache warm" "$median_warm"
 echo "  ratio filmcache warm / curl fetch-only: $median_ratio (median of the rounds' ratios)"
+
+echo
+posters=${BENCH_POSTERS:-5000}
+echo "== posters: $posters images (8-24 KiB) from nginx, $inflight in flight, no rate limit =="
+cp "$work/bench.sqlite" "$work/posters.sqlite"
+posters=$(python3 Scripts/bench_posters.py "$work/posters.sqlite" "$work/p" "http://127.0.0.1:$port/p/" "$posters")
+sqlite3 "$work/posters.sqlite" "SELECT poster_url FROM films WHERE poster_url IS NOT NULL" \
+  | awk -v d="$work/curl-posters" '{ n = split($0, a, "/"); printf "url = \"%s\"\noutput = \"%s/%s\"\n", $0, d, a[n] }' \
+  >"$work/posters.cfg"
+mkdir -p "$work/curl-posters"
+t0=$(now)
+curl -s --parallel --parallel-max "$inflight" --config "$work/posters.cfg" 2>/dev/null
+t1=$(now)
+curl_posters=$(rate "$posters" "$(python3 -c "print($t1-$t0)")")
+t0=$(now)
+"$bin/filmcache" posters --db "$work/posters.sqlite" --store "$work/store" --poster-rate 0 \
+  --poster-max-in-flight "$inflight" >"$work/posters.txt"
+t1=$(now)
+stored=$(sqlite3 "$work/posters.sqlite" "SELECT count(*) FROM posters WHERE status = 'stored'")
+[ "$stored" -eq "$posters" ] || { echo "filmcache posters stored $stored of $posters" >&2; exit 1; }
+fc_posters=$(rate "$posters" "$(python3 -c "print($t1-$t0)")")
+t0=$(now)
+"$bin/filmcache" posters --db "$work/posters.sqlite" --store "$work/store" --poster-rate 0 \
+  --poster-max-in-flight "$inflight" --poster-revalidate-days 0 >"$work/posters2.txt"
+t1=$(now)
+grep -q "not modified $posters" "$work/posters2.txt" || { echo "revalidation: $(cat "$work/posters2.txt")" >&2; exit 1; }
+fc_revalidate=$(rate "$posters" "$(python3 -c "print($t1-$t0)")")
+printf '  %-36s %8s posters/s\n' "curl --parallel --parallel-max $inflight" "$curl_posters" \
+  "filmcache posters (check, hash, store)" "$fc_posters" "filmcache posters, revalidation (304)" "$fc_revalidate"
+echo "  ratio filmcache/curl: $(ratio "$fc_posters" "$curl_posters")"
 
 echo
 echo "== upsert: the same $count normalized films, batches of 256, WAL + synchronous=NORMAL =="
