@@ -214,6 +214,21 @@ import Testing
         try expectStoreIsSound()
     }
 
+    @Test(.enabled(if: ReliabilityMount.isPossible, Comment(rawValue: ReliabilityMount.impossible)))
+    func aFullDiskStopsWithItsReasonAndLeavesEveryRecordedFileWhole() throws {
+        let standIn = try StandInProcess(arguments: ["--generate", "80", "--posters"], corpus: nil)
+        #expect(try warm(GeneratedIDs.first(60), standIn).status == 0)
+        let mount = try ReliabilityMount(at: store, size: "256k")
+        defer { mount.remove() }
+        let full = try posters()
+        #expect(full.status == 74, "\(full.stdout)\(full.stderr)")
+        #expect(full.stderr.contains("No space left on device"), "\(full.stderr)")
+        let recorded = try expectStoreIsSound()
+        #expect(!recorded.isEmpty && recorded.count < 50)
+        #expect(storeFiles().allSatisfy { !$0.contains(".tmp-") }, "a failed write removes its temporary file")
+        #expect(try scratch.sqlite("SELECT count(*) FROM posters") == String(recorded.count))
+    }
+
     @Test func filmsSharingOnePosterShareOneFile() throws {
         let corpus = scratch.dir + "/corpus"
         try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
@@ -221,21 +236,30 @@ import Testing
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: URL(fileURLWithPath: BuiltBinaries.packageRoot + "/Data/corpus/tt0100044.json")))
             as? [String: Any] ?? [:]
-        for (index, id) in ["tt0000101", "tt0000102", "tt0000103"].enumerated() {
+        let posterURLs = [
+            "https://m.media-amazon.com/images/M/MV5BSHARED@@._V1_SX300.jpg",
+            "https://m.media-amazon.com/images/M/MV5BSHARED@@._V1_SX300.jpg",
+            "https://m.media-amazon.com/images/M/MV5BOTHER@@._V1_SX300.jpg",
+            "file:///etc/passwd",
+        ]
+        for (index, id) in ["tt0000101", "tt0000102", "tt0000103", "tt0000104"].enumerated() {
             var body = template
             body["imdbID"] = id
-            body["Poster"] =
-                "https://m.media-amazon.com/images/M/MV5B\(index == 2 ? "OTHER" : "SHARED")@@._V1_SX300.jpg"
+            body["Poster"] = posterURLs[index]
             try JSONSerialization.data(withJSONObject: body, options: .withoutEscapingSlashes).write(
                 to: URL(fileURLWithPath: "\(corpus)/\(id).json"))
         }
         let standIn = try StandInProcess(arguments: ["--posters"], corpus: corpus)
-        let warmed = try warm(["tt0000101", "tt0000102", "tt0000103"], standIn, ["--posters", store])
+        let warmed = try warm(["tt0000101", "tt0000102", "tt0000103", "tt0000104"], standIn, ["--posters", store])
         #expect(warmed.status == 0, "\(warmed.stderr)")
         #expect(reported("stored", warmed.stdout) == 2, "\(warmed.stdout)")
         #expect(reported("already held", warmed.stdout) == 1, "\(warmed.stdout)")
         #expect(try expectStoreIsSound().count == 2)
         #expect(try scratch.sqlite("SELECT count(DISTINCT file) FROM posters") == "2")
+        // A Poster that is not an http(s) URL is never requested: no file read from this machine.
+        #expect(
+            try scratch.sqlite("SELECT status || ' ' || message FROM posters WHERE imdb_id = 'tt0000104'")
+                == "gone not an http(s) URL")
     }
 
     @Test func aJobFilesPosterStoreMakesTheNightlyWarmFetchPosters() throws {
