@@ -25,6 +25,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(name: "CSystem"),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -36,6 +37,7 @@ let package = Package(
                 "CCrypto",
                 "CCurl",
                 "CSQLite",
+                "CSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]

@@ -55,8 +55,8 @@ public struct PosterSummary: Sendable, Equatable {
 ///
 /// Due films are read a page at a time in ID order, so memory stays flat however large the
 /// cache; each page's outcomes are committed in one transaction once its transfers end. A
-/// file is written (atomically) before the row naming it is committed, so a kill leaves at
-/// worst a file no row names yet, which the next run finds held and records.
+/// file is written (atomically) and synced before the row naming it is committed, so a kill or
+/// a power loss leaves at worst a file no row names yet, which the next run finds held and records.
 public struct PosterJob: Sendable {
     let cache: CacheStore
     let store: PosterStore
@@ -100,7 +100,16 @@ public struct PosterJob: Sendable {
             guard let last = page.last else { break }
             after = last.imdbID
             summary.due += page.count
-            let (outcomes, storeFailure) = await fetch(page, gate: gate, stop: stop, summary: &summary)
+            var (outcomes, storeFailure) = await fetch(page, gate: gate, stop: stop, summary: &summary)
+            if outcomes.contains(where: \.storesFile) {
+                do {
+                    try store.sync()
+                } catch {
+                    // Nothing of this page is recorded: its posters stay due.
+                    outcomes = outcomes.filter { !$0.storesFile }
+                    storeFailure = storeFailure ?? error
+                }
+            }
             do {
                 try cache.recordPosters(outcomes)
             } catch {
@@ -252,6 +261,14 @@ public struct PosterJob: Sendable {
     /// `base` doubled `times` times, without overflow.
     private static func doubling(_ base: Duration, times: Int) -> Duration {
         base * (1 << min(max(0, times), 20))
+    }
+}
+
+extension PosterOutcome {
+    /// Whether recording this outcome names a file just written.
+    fileprivate var storesFile: Bool {
+        if case .stored = result { return true }
+        return false
     }
 }
 

@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 
 /// The content-addressed directory posters are kept in: `ROOT/ab/cd/<sha256>.<ext>`.
@@ -6,7 +7,9 @@ import Foundation
 /// twice) is stored once, and a name never holds other bytes than it says. Every file is written
 /// under a temporary name in its final directory, synced and renamed: a kill leaves at most a
 /// temporary file (``prune(isReferenced:now:grace:)`` removes it), never half an image under a
-/// final name.
+/// final name. Files are not synced one by one (that cost three quarters of the throughput):
+/// ``sync()`` flushes them all before the rows naming them are committed, so after a power
+/// loss no row names a file that is not on disk.
 public struct PosterStore: Sendable {
     /// The directory, absolute.
     public let root: String
@@ -84,7 +87,6 @@ public struct PosterStore: Sendable {
                 offset += written
             }
         }
-        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
         if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         if failure == nil, rename(temporary, final) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
@@ -92,6 +94,14 @@ public struct PosterStore: Sendable {
             throw .cannotWrite(path: final, reason: failure)
         }
         return (stored, true)
+    }
+
+    /// Flushes every file written so far to disk (`syncfs(2)` on the store's file system).
+    public func sync() throws(PosterStoreError) {
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotWrite(path: root, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        guard fc_syncfs(fd) == 0 else { throw .cannotWrite(path: root, reason: String(cString: strerror(errno))) }
     }
 
     /// What ``prune(isReferenced:now:grace:)`` did.
