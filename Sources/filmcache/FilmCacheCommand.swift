@@ -19,9 +19,11 @@ struct FilmCacheCommand: AsyncParsableCommand {
               filmcache show tt0172495 --db films.sqlite --json
               filmcache quota --db films.sqlite
               filmcache stats --db films.sqlite Data/watchlist.txt
+              filmcache export --db films.sqlite > films.jsonl
+              filmcache import --db restored.sqlite films.jsonl
             """,
         version: FilmCacheVersion.current,
-        subcommands: [Warm.self, Plan.self, Show.self, Quota.self, Stats.self]
+        subcommands: [Warm.self, Plan.self, Show.self, Quota.self, Stats.self, Export.self, Import.self]
     )
 }
 
@@ -93,6 +95,8 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 enum ExitStatus {
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
+    /// An input file that cannot be opened (EX_NOINPUT).
+    static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
     static let ioError: Int32 = 74
     static let tryAgainLater: Int32 = 75
