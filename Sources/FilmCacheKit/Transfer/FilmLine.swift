@@ -96,6 +96,10 @@ struct FilmLine {
             return "\(path(context)): null where \(Self.kind(type)) is needed"
         case .dataCorrupted(let context):
             let at = path(context)
+            // Foundation gives a malformed date no coding path; lastFetched is the one date read so.
+            if at.isEmpty && context.underlyingError == nil && context.debugDescription.contains("ISO8601") {
+                return "lastFetched: not an instant like 2026-11-21T02:54:22Z"
+            }
             if at.isEmpty { return "not valid JSON" }
             return "\(at): \(Self.cut(LogText.escaped(context.debugDescription)))"
         @unknown default:

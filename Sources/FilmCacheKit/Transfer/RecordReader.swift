@@ -102,8 +102,10 @@ final class RecordReader {
                     continue
                 }
             }
+            // Scan no further than one byte past the limit, so a record too long is known as soon as it is.
+            let stop = record.tooLong ? end : min(end, start + limit - record.bytes.count + 1)
             let scanned = buffer.withUnsafeBufferPointer { bytes in
-                Self.scan(bytes, from: start, to: end, mode: mode, state: &state, previous: &previous, line: &line)
+                Self.scan(bytes, from: start, to: stop, mode: mode, state: &state, previous: &previous, line: &line)
             }
             let taken = scanned.end - start
             began = true
@@ -111,13 +113,11 @@ final class RecordReader {
                 if record.bytes.count + taken > limit {
                     record.tooLong = true
                     record.bytes = []
+                    // Past the limit a quote no longer holds line breaks: the record ends at the next one.
+                    if state == .quoted { state = .unquoted }
                 } else {
                     record.bytes.append(contentsOf: buffer[start..<scanned.end])
                 }
-            }
-            if record.tooLong && mode == .csv && state == .quoted {
-                // Past the limit a quote no longer holds line breaks: the record ends at the next one.
-                state = .unquoted
             }
             start = scanned.end
             guard scanned.found else { continue }
