@@ -7,6 +7,8 @@
 #   upsert  normalized films into a fresh cache (then again, as updates) vs Python's sqlite3 executemany
 #           of the same rows into the same schema
 #   plan    `filmcache plan` of a BENCH_PLAN_IDS (100000) worklist over a BENCH_PLAN_ROWS (1000000) cache
+#   export  `filmcache export` of that cache (JSON Lines, then CSV) and `filmcache import` of each file into a
+#           fresh cache: films/s and peak RSS, which should stay flat whatever the size
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
 #   memory  whole warms of 10,000 and 100,000 IDs (BENCH_RSS_SIZES): peak RSS should stay flat
 #   posters `filmcache posters` of BENCH_POSTERS (5000) images from nginx into a store vs curl --parallel
@@ -194,6 +196,24 @@ for run in 1 2 3; do
     $((plan_kb / 1024)) "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["considered"])' "$work/plan.json")" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fresh"])' "$work/plan.json")" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["toFetch"] + d["deferred"])' "$work/plan.json")"
+done
+
+echo
+echo "== export and import: the $plan_rows-film cache out to a file and back into a fresh one =="
+for format in jsonl csv; do
+  /usr/bin/time -f "%e %M" -o "$work/export-time.txt" "$bin/filmcache" export --db "$work/plan.sqlite" \
+    --format "$format" >"$work/export.$format"
+  read -r export_s export_kb <"$work/export-time.txt"
+  rm -f "$work/import.sqlite"*
+  /usr/bin/time -f "%e %M" -o "$work/import-time.txt" "$bin/filmcache" import --db "$work/import.sqlite" \
+    "$work/export.$format" >/dev/null
+  read -r import_s import_kb <"$work/import-time.txt"
+  imported=$(sqlite3 "$work/import.sqlite" 'SELECT count(*) FROM films')
+  [ "$imported" -eq "$plan_rows" ] || { echo "import of $format stored $imported of $plan_rows films" >&2; exit 1; }
+  printf '  %-5s export %6.1f s, %7s films/s, peak RSS %d MB, %d MB file; import %6.1f s, %7s films/s, peak RSS %d MB\n' \
+    "$format" "$export_s" "$(rate "$plan_rows" "$export_s")" $((export_kb / 1024)) \
+    $(($(stat -c %s "$work/export.$format") / 1048576)) "$import_s" "$(rate "$plan_rows" "$import_s")" $((import_kb / 1024))
+  rm -f "$work/export.$format" "$work/import.sqlite"*
 done
 
 echo

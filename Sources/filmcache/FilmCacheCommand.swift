@@ -20,9 +20,13 @@ struct FilmCacheCommand: AsyncParsableCommand {
               filmcache quota --db films.sqlite
               filmcache stats --db films.sqlite Data/watchlist.txt
               filmcache posters --db films.sqlite --store posters/
+              filmcache export --db films.sqlite > films.jsonl
+              filmcache import --db restored.sqlite films.jsonl
             """,
         version: FilmCacheVersion.current,
-        subcommands: [Warm.self, Plan.self, Show.self, Quota.self, Stats.self, Posters.self]
+        subcommands: [
+            Warm.self, Plan.self, Show.self, Quota.self, Stats.self, Posters.self, Export.self, Import.self,
+        ]
     )
 }
 
@@ -94,7 +98,7 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 enum ExitStatus {
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
-    /// An input file (the cache database) does not exist (EX_NOINPUT).
+    /// An input file that cannot be opened (EX_NOINPUT).
     static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
     /// A directory or file the command must create cannot be (EX_CANTCREAT).

@@ -9,6 +9,28 @@ extension IMDBFilm {
     public func canonicalJSON() -> Data {
         var w = CanonicalJSONWriter()
         w.open("{")
+        writeCanonicalKeys(&w)
+        w.close("}")
+        w.out.append(0x0A)
+        return Data(w.out)
+    }
+
+    /// Appends the export line of this film to `out`: the canonical form written compactly on one
+    /// line (same keys, same order, no spaces), then `"rawJSON"` holding OMDb's body as a JSON
+    /// string, then a newline (docs/IMDBFILM.md, "JSON Lines").
+    public func appendExportLine(to out: inout [UInt8]) {
+        var w = CanonicalJSONWriter(compact: true, out: out)
+        out = []
+        w.open("{")
+        writeCanonicalKeys(&w)
+        w.key("rawJSON", string: rawJSON)
+        w.close("}")
+        w.out.append(0x0A)
+        out = w.out
+    }
+
+    /// Writes every key of the canonical form, in documented order, into the open object.
+    private func writeCanonicalKeys(_ w: inout CanonicalJSONWriter) {
         w.key("imdbID", string: imdbID)
         w.key("title", string: title)
         w.key("type", string: type?.description)
@@ -47,9 +69,6 @@ extension IMDBFilm {
         w.key("website", string: website)
         w.key("lastFetched", string: Timestamp.format(lastFetched))
         w.key("dataVersion", int: dataVersion)
-        w.close("}")
-        w.out.append(0x0A)
-        return Data(w.out)
     }
 
     /// A decoder for the canonical JSON form (ISO-8601 dates).
@@ -60,11 +79,22 @@ extension IMDBFilm {
     }
 }
 
-/// Writes pretty JSON in exactly the order it is told, so the canonical form is byte-stable.
+/// Writes JSON in exactly the order it is told, so the canonical form is byte-stable: pretty
+/// (two-space indent, `"key": value`), or compact on one line (`"key":value`, no white space).
 private struct CanonicalJSONWriter {
     var out: [UInt8] = []
     private var depth = 0
     private var first = true
+    /// One line with no white space, for JSON Lines.
+    private var compact = false
+
+    init() {}
+
+    /// A compact writer appending to `out`.
+    init(compact: Bool, out: [UInt8]) {
+        self.compact = compact
+        self.out = out
+    }
 
     mutating func open(_ bracket: Character) {
         out.append(contentsOf: String(bracket).utf8)
@@ -80,6 +110,7 @@ private struct CanonicalJSONWriter {
     }
 
     private mutating func newline() {
+        guard !compact else { return }
         out.append(0x0A)
         out.append(contentsOf: repeatElement(0x20, count: depth * 2))
     }
@@ -93,7 +124,7 @@ private struct CanonicalJSONWriter {
     private mutating func name(_ key: String) {
         item()
         quoted(key)
-        out.append(contentsOf: ": ".utf8)
+        if compact { out.append(UInt8(ascii: ":")) } else { out.append(contentsOf: ": ".utf8) }
     }
 
     mutating func key(_ key: String, raw: String?) {

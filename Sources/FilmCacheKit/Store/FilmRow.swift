@@ -31,45 +31,78 @@ enum FilmRow {
         ]
     }
 
-    /// Rebuilds a film from a row selected with `columns`.
-    static func film(from row: SQLiteStatement) -> IMDBFilm {
-        var film = IMDBFilm(
-            imdbID: row.text(0) ?? "", lastFetched: row.text(30).flatMap(Timestamp.parse) ?? .distantPast,
-            dataVersion: row.int(31) ?? 0, rawJSON: row.text(29) ?? "")
+    /// Rebuilds a film from the values of one row, by their index in `columns`: a row of `films`
+    /// selected with `columns` (which never fails), or a record of a CSV export, which can.
+    static func film<Row: FilmRowValues>(from row: Row) throws(Row.Failure) -> IMDBFilm {
         let decoder = JSONDecoder()
-        func list<T: Decodable>(_ index: Int32, _: T.Type) -> [T] {
-            guard let text = row.text(index) else { return [] }
-            return (try? decoder.decode([T].self, from: Data(text.utf8))) ?? []
-        }
-        film.title = row.text(1)
-        film.type = row.text(2).map(FilmType.init(omdb:))
-        film.yearStart = row.int(3)
-        film.yearEnd = row.int(4)
-        film.rated = row.text(5)
-        film.released = row.text(6).flatMap { CalendarDate(iso: $0) }
-        film.runtimeMinutes = row.int(7)
-        film.genres = list(8, String.self)
-        film.directors = list(9, String.self)
-        film.writers = list(10, Credit.self)
-        film.actors = list(11, String.self)
-        film.languages = list(12, String.self)
-        film.countries = list(13, String.self)
-        film.plot = row.text(14)
-        film.awards = row.text(15)
-        film.posterURL = row.text(16)
-        film.imdbRating = row.double(17)
-        film.imdbVotes = row.int(18)
-        film.metascore = row.int(19)
-        film.ratings = list(20, Rating.self)
-        film.boxOfficeUSD = row.int(21)
-        film.totalSeasons = row.int(22)
-        film.season = row.int(23)
-        film.episode = row.int(24)
-        film.seriesID = row.text(25)
-        film.dvd = row.text(26).flatMap { CalendarDate(iso: $0) }
-        film.production = row.text(27)
-        film.website = row.text(28)
+        var film = IMDBFilm(
+            imdbID: try row.text(0) ?? "", lastFetched: try row.instant(30) ?? .distantPast,
+            dataVersion: try row.int(31) ?? 0, rawJSON: try row.text(29) ?? "")
+        film.title = try row.text(1)
+        film.type = try row.text(2).map(FilmType.init(omdb:))
+        film.yearStart = try row.int(3)
+        film.yearEnd = try row.int(4)
+        film.rated = try row.text(5)
+        film.released = try row.date(6)
+        film.runtimeMinutes = try row.int(7)
+        film.genres = try row.list(8, String.self, decoder)
+        film.directors = try row.list(9, String.self, decoder)
+        film.writers = try row.list(10, Credit.self, decoder)
+        film.actors = try row.list(11, String.self, decoder)
+        film.languages = try row.list(12, String.self, decoder)
+        film.countries = try row.list(13, String.self, decoder)
+        film.plot = try row.text(14)
+        film.awards = try row.text(15)
+        film.posterURL = try row.text(16)
+        film.imdbRating = try row.double(17)
+        film.imdbVotes = try row.int(18)
+        film.metascore = try row.int(19)
+        film.ratings = try row.list(20, Rating.self, decoder)
+        film.boxOfficeUSD = try row.int(21)
+        film.totalSeasons = try row.int(22)
+        film.season = try row.int(23)
+        film.episode = try row.int(24)
+        film.seriesID = try row.text(25)
+        film.dvd = try row.date(26)
+        film.production = try row.text(27)
+        film.website = try row.text(28)
         return film
+    }
+}
+
+/// The values of one `films` row by their index in `FilmRow.columns`, `nil` when absent.
+protocol FilmRowValues<Failure> {
+    /// Why a value cannot be read; `Never` for a row SQLite returns.
+    associatedtype Failure: Error
+    /// The value as text.
+    func text(_ index: Int32) throws(Failure) -> String?
+    /// The value as an integer.
+    func int(_ index: Int32) throws(Failure) -> Int?
+    /// The value as a number.
+    func double(_ index: Int32) throws(Failure) -> Double?
+    /// A `YYYY-MM-DD` date.
+    func date(_ index: Int32) throws(Failure) -> CalendarDate?
+    /// An instant in `Timestamp` form.
+    func instant(_ index: Int32) throws(Failure) -> Date?
+    /// A JSON array of `T`; `[]` when absent.
+    func list<T: Decodable>(_ index: Int32, _ type: T.Type, _ decoder: JSONDecoder) throws(Failure) -> [T]
+}
+
+extension SQLiteStatement: FilmRowValues {
+    /// A date column; a value that is not a date reads as absent, as the row was written by filmcache.
+    func date(_ index: Int32) -> CalendarDate? {
+        text(index).flatMap { CalendarDate(iso: $0) }
+    }
+
+    /// An instant column; a value in another form reads as absent.
+    func instant(_ index: Int32) -> Date? {
+        text(index).flatMap(Timestamp.parse)
+    }
+
+    /// A list column; a value that is not such a list reads as empty.
+    func list<T: Decodable>(_ index: Int32, _ type: T.Type, _ decoder: JSONDecoder) -> [T] {
+        guard let text = text(index) else { return [] }
+        return (try? decoder.decode([T].self, from: Data(text.utf8))) ?? []
     }
 }
 

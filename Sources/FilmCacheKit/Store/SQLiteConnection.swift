@@ -173,6 +173,11 @@ final class SQLiteStatement {
         sqlite3_reset(statement)
     }
 
+    /// Ends a run of `step()` calls before the last row, releasing the read it holds.
+    func reset() {
+        sqlite3_reset(statement)
+    }
+
     /// Binds and collects every row through `row`.
     func query<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws(StoreError) -> T) throws(StoreError)
         -> [T]
@@ -201,6 +206,11 @@ final class SQLiteStatement {
     /// Column `index` as an integer, `nil` when NULL.
     func int(_ index: Int32) -> Int? {
         sqlite3_column_type(statement, index) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, index))
+    }
+
+    /// Whether column `index` holds a floating-point value (not an integer, text or NULL).
+    func isReal(_ index: Int32) -> Bool {
+        sqlite3_column_type(statement, index) == SQLITE_FLOAT
     }
 
     /// Column `index` as a double, `nil` when NULL.

@@ -27,17 +27,21 @@ struct CSVReader {
     private let bytes: [UInt8]
     private var position: Int
     private var line = 1
+    private let keepsLineBreaks: Bool
 
-    /// A reader over `bytes`; a leading UTF-8 byte order mark is skipped.
-    init(_ bytes: [UInt8]) {
+    /// A reader over `bytes`; a leading UTF-8 byte order mark is skipped. With `keepsLineBreaks`
+    /// a line break inside a quoted field comes back as it was written (CRLF, CR or LF), so that
+    /// text read back from an export is the text written.
+    init(_ bytes: [UInt8], keepsLineBreaks: Bool = false) {
         self.bytes = bytes
+        self.keepsLineBreaks = keepsLineBreaks
         position = WorklistFormat.startAfterBOM(bytes)
     }
 
     /// The next record, or `nil` at the end of the bytes.
     mutating func next() throws(UnterminatedQuote) -> Record? {
         guard position < bytes.count else { return nil }
-        var cursor = Cursor(position: position, line: line)
+        var cursor = Cursor(position: position, line: line, keepsLineBreaks: keepsLineBreaks)
         defer { (position, line) = (cursor.position, cursor.line) }
         return try bytes.withUnsafeBufferPointer { buffer throws(UnterminatedQuote) in try cursor.record(in: buffer) }
     }
@@ -46,15 +50,17 @@ struct CSVReader {
     private struct Cursor {
         var position: Int
         var line: Int
+        let keepsLineBreaks: Bool
         // Stored, not global: a debug build would call a global's lazy initializer once a byte.
         private let comma = UInt8(ascii: ",")
         private let quote = UInt8(ascii: "\"")
         private let lineFeed = UInt8(ascii: "\n")
         private let carriageReturn = UInt8(ascii: "\r")
 
-        init(position: Int, line: Int) {
+        init(position: Int, line: Int, keepsLineBreaks: Bool) {
             self.position = position
             self.line = line
+            self.keepsLineBreaks = keepsLineBreaks
         }
 
         /// Reads the record that starts at `position`.
@@ -107,8 +113,9 @@ struct CSVReader {
                 }
                 text += bytes[run..<position]
                 if byte != quote {
+                    let breakStart = position
                     endLine(in: bytes)
-                    text.append(lineFeed)
+                    if keepsLineBreaks { text += bytes[breakStart..<position] } else { text.append(lineFeed) }
                 } else if position + 1 < bytes.count && bytes[position + 1] == quote {
                     text.append(quote)
                     position += 2

@@ -16,7 +16,7 @@ enum ReferenceTime {
     /// The pinned instant, or `nil` for the wall clock; exits 78 when the variable is malformed.
     static func pinned() throws -> Date? {
         guard let text = ProcessInfo.processInfo.environment[variable], !text.isEmpty else { return nil }
-        guard let date = ISO8601DateFormatter().date(from: text) else {
+        guard let date = instant(text) else {
             throw fail(
                 "\(variable) must be an ISO 8601 instant such as 2026-11-21T12:00:00Z", status: ExitStatus.configuration
             )
@@ -36,7 +36,7 @@ enum ReferenceTime {
     static func clock() throws -> @Sendable () -> Date {
         if let date = try pinned() { return { date } }
         guard let text = ProcessInfo.processInfo.environment[startVariable], !text.isEmpty else { return { Date() } }
-        guard let start = ISO8601DateFormatter().date(from: text) else {
+        guard let start = instant(text) else {
             throw fail(
                 "\(startVariable) must be an ISO 8601 instant such as 2026-11-21T23:59:58Z",
                 status: ExitStatus.configuration)
@@ -44,6 +44,19 @@ enum ReferenceTime {
         StandardError.write("filmcache: \(startVariable) starts the clock at \(text) (a testing aid)")
         let offset = start.timeIntervalSince(Date())
         return { Date().addingTimeInterval(offset) }
+    }
+
+    /// An ISO 8601 instant, `2026-11-21T12:00:00Z` or with an offset (`+01:00`), fractions of a
+    /// second allowed; or a date alone, `2026-11-21`, standing for its midnight UTC.
+    static func instant(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions.insert(.withFractionalSeconds)
+        if let date = formatter.date(from: text) { return date }
+        guard text.utf8.count == 10, CalendarDate(iso: text) != nil else { return nil }
+        formatter.formatOptions = [.withFullDate]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.date(from: text)
     }
 
     /// The current time, pinned, started at an instant, or the wall clock's.

@@ -1,0 +1,70 @@
+import Foundation
+
+/// What one import batch did to the cache.
+public struct ImportCounts: Sendable, Equatable {
+    /// Films the cache did not hold.
+    public var added = 0
+    /// Films the cache held older (an earlier `fetched_at`), replaced.
+    public var updated = 0
+    /// Films the cache already held as new or newer, left as they were.
+    public var kept = 0
+
+    /// No film yet.
+    public init() {}
+
+    /// Adds `other`'s counts to these.
+    public static func += (counts: inout ImportCounts, other: ImportCounts) {
+        counts.added += other.added
+        counts.updated += other.updated
+        counts.kept += other.kept
+    }
+}
+
+extension CacheStore {
+    /// Writes imported films in one transaction: the newer `fetched_at` wins.
+    ///
+    /// A film the cache lacks is added; one the cache holds with an earlier `fetched_at` is
+    /// replaced; one it holds as new or newer is kept, so importing the same file twice changes
+    /// nothing and an old backup never overwrites a fresher film. A film that lands clears its
+    /// `lookups` row and any alias under its ID, as a fetched one does (`write(_:)`). Of two films
+    /// with one ID in `films`, the later one wins only when it is newer.
+    public func importFilms(_ films: [IMDBFilm]) throws(StoreError) -> ImportCounts {
+        var counts = ImportCounts()
+        guard !films.isEmpty else { return counts }
+        try withConnection { c throws(StoreError) in
+            let select = try c.db.cached("SELECT fetched_at FROM films WHERE imdb_id = ?")
+            let upsert = try c.db.cached(Self.upsertIfNewerSQL)
+            try c.db.transaction { () throws(StoreError) in
+                var landed: [String] = []
+                for film in films {
+                    let fetchedAt = Timestamp.format(film.lastFetched)
+                    let cached = try select.query([.text(film.imdbID)]) { $0.text(0) ?? "" }.first
+                    // The same order SQLite applies in the upsert's WHERE: text in one fixed form.
+                    if let cached, cached >= fetchedAt {
+                        counts.kept += 1
+                        continue
+                    }
+                    try upsert.run(FilmRow.values(for: film))
+                    if cached == nil { counts.added += 1 } else { counts.updated += 1 }
+                    landed.append(film.imdbID)
+                }
+                if !landed.isEmpty {
+                    let ids = JSONText.array(landed)
+                    try c.deleteLookups.run([.text(ids)])
+                    try c.deleteAliases.run([.text(ids)])
+                }
+            }
+        }
+        return counts
+    }
+
+    /// An upsert that replaces a row only with a newer one: the guard holds even if the row
+    /// changed between the read and the write.
+    private static let upsertIfNewerSQL: String = {
+        let columns = FilmRow.columns
+        let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return "INSERT INTO films (\(columns.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: columns.count).joined(separator: ", ")
+            + ") ON CONFLICT (imdb_id) DO UPDATE SET \(updates) WHERE excluded.fetched_at > films.fetched_at"
+    }()
+}

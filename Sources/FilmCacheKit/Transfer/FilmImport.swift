@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+
+/// Loads export files (JSON Lines or CSV) and OMDb bodies, one a line, into a cache; no OMDb call.
+///
+/// Each file is read as it streams, its form told by its content (a `{` first: JSON Lines, else
+/// CSV), and its films written in transactions of `batchSize` with the newer `fetched_at` winning
+/// (``CacheStore/importFilms(_:)``). A line that is not a film is a warning naming `file:line`
+/// and why, and is skipped; nothing stored is lost on bad input. Films are gathered before their
+/// transaction opens, so a slow input never holds the write lock.
+public struct FilmImport {
+    private let store: CacheStore
+    private let lines: FilmLine
+    private let logger: Logger
+    private let batchSize: Int
+
+    /// An import into `store`; OMDb bodies count as fetched `now`.
+    public init(store: CacheStore, now: Date, logger: Logger, batchSize: Int = 1000) {
+        self.store = store
+        self.lines = FilmLine(now: now)
+        self.logger = logger
+        self.batchSize = max(1, batchSize)
+    }
+
+    /// Opens `path` for an import (`-`: standard input), so that every file named can be opened
+    /// before any is read.
+    public static func open(_ path: String) throws(TransferError) -> Input {
+        Input(reader: try RecordReader.open(path))
+    }
+
+    /// An input file, open and not read yet.
+    public struct Input {
+        fileprivate let reader: RecordReader
+
+        /// The file as it was named.
+        public var name: String { reader.name }
+    }
+
+    /// Imports `input`; `progress` is called after each batch with the file's tally so far.
+    public func read(_ input: Input, progress: (ImportTally) -> Void = { _ in }) throws(TransferError) -> ImportTally {
+        let reader = input.reader
+        var tally = ImportTally()
+        var batch: [IMDBFilm] = []
+        batch.reserveCapacity(batchSize)
+        func commit() throws(TransferError) {
+            do {
+                tally.counts += try store.importFilms(batch)
+            } catch {
+                throw .store(error)
+            }
+            batch.removeAll(keepingCapacity: true)
+            progress(tally)
+        }
+        func skip(_ line: Int, _ reason: String) {
+            tally.bad += 1
+            logger.warning("\(BadLine(file: reader.name, line: line, reason: reason))")
+        }
+        do {
+            let first = try reader.firstSignificantByte()
+            let mode: RecordReader.Mode = first == UInt8(ascii: "{") ? .lines : .csv
+            var layout: FilmCSV.Layout?
+            while let record = try reader.next(mode) {
+                if !record.tooLong && record.bytes.allSatisfy(RecordReader.isWhiteSpace) { continue }
+                if mode == .csv && layout == nil {
+                    // The header: without the columns an import needs, nothing in the file can be read.
+                    do {
+                        layout = try FilmCSV.Layout(header: Self.fields(record))
+                    } catch {
+                        tally.read += 1
+                        skip(record.line, error.reason + "; the file is not imported")
+                        break
+                    }
+                    if let unknown = layout?.unknown, !unknown.isEmpty {
+                        let names = unknown.map { FilmLine.quoted($0) }.joined(separator: ", ")
+                        logger.notice(
+                            "\(LogText.escaped(reader.name)):\(record.line): columns not in films, ignored: \(names)")
+                    }
+                    continue
+                }
+                tally.read += 1
+                guard !record.tooLong else {
+                    skip(record.line, "longer than \(RecordReader.maximumLength >> 20) MiB")
+                    continue
+                }
+                do {
+                    if let layout {
+                        batch.append(try FilmCSV.film(Self.fields(record), layout: layout))
+                    } else {
+                        let normalized = try lines.film(from: record.bytes)
+                        for warning in normalized.warnings {
+                            logger.warning("\(LogText.escaped(reader.name)):\(record.line): \(warning)")
+                        }
+                        batch.append(normalized.film)
+                    }
+                } catch {
+                    skip(record.line, error.reason)
+                    continue
+                }
+                if batch.count >= batchSize { try commit() }
+            }
+        } catch {
+            // What was read before a read error is good: it is kept.
+            if case .cannotRead = error { try commit() }
+            throw error
+        }
+        try commit()
+        return tally
+    }
+
+    /// The fields of one CSV record (line breaks in quoted fields kept as written).
+    private static func fields(_ record: RecordReader.Record) throws(FilmLine.Fault) -> [String] {
+        var reader = CSVReader(record.bytes, keepsLineBreaks: true)
+        do {
+            return try reader.next()?.fields ?? []
+        } catch {
+            throw FilmLine.Fault(reason: "a quoted field is never closed")
+        }
+    }
+}
+
+/// What an import read and did.
+public struct ImportTally: Sendable, Equatable {
+    /// Lines of JSON and CSV records read, blank ones and the CSV header left out.
+    public var read = 0
+    /// Films added, updated and kept.
+    public var counts = ImportCounts()
+    /// Lines skipped, each reported with its `file:line`.
+    public var bad = 0
+
+    /// Nothing read yet.
+    public init() {}
+
+    /// Lines that gave a film, whatever the cache did with it.
+    public var films: Int { counts.added + counts.updated + counts.kept }
+
+    /// Adds `other`'s counts to these.
+    public static func += (tally: inout ImportTally, other: ImportTally) {
+        tally.read += other.read
+        tally.counts += other.counts
+        tally.bad += other.bad
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+
+/// Reads a file (or standard input) in 64 KiB chunks and hands out one line, or one CSV record, at a time.
+///
+/// Memory stays flat however long the input: only the chunk and the record being read are held.
+/// Lines end at LF, CRLF or a lone CR, numbered as ``LineBreak`` numbers them. In CSV mode a line
+/// break inside a quoted field belongs to the field, read by the same rules as ``CSVReader``: a
+/// quote opens a quoted field only at the start of a field, `""` inside one is a quote, and text
+/// after the closing quote joins the field. A record longer than ``maximumLength`` is cut short
+/// (its bytes dropped, ``Record/tooLong`` set) and ends at the next line break, quoted or not, so
+/// an unclosed quote costs one record, not the rest of the file.
+final class RecordReader {
+    /// How records end.
+    enum Mode {
+        /// Every line break ends a record.
+        case lines
+        /// Line breaks inside quoted fields do not.
+        case csv
+    }
+
+    /// One line or record, without its line break.
+    struct Record {
+        /// The bytes, empty when `tooLong`.
+        var bytes: [UInt8]
+        /// The 1-based line it starts on.
+        var line: Int
+        /// Whether it was longer than ``RecordReader/maximumLength`` and dropped.
+        var tooLong = false
+    }
+
+    /// The longest record kept: OMDb bodies are capped at 1 MiB, and an export line holds one twice at most.
+    static let maximumLength = 4 << 20
+
+    /// The name the reader was opened with (`-` for standard input).
+    let name: String
+    private let descriptor: Int32
+    private let closes: Bool
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    private var line = 1
+    /// A record ended at a CR: an LF right after it is part of the same line break.
+    private var afterCR = false
+    private var beganReading = false
+    private let limit: Int
+
+    /// Opens `path` for reading; `-` is standard input.
+    static func open(_ path: String, maximumLength: Int = RecordReader.maximumLength) throws(TransferError)
+        -> RecordReader
+    {
+        if path == "-" { return RecordReader(name: path, descriptor: 0, closes: false, maximumLength: maximumLength) }
+        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        return RecordReader(name: path, descriptor: descriptor, closes: true, maximumLength: maximumLength)
+    }
+
+    private init(name: String, descriptor: Int32, closes: Bool, maximumLength: Int) {
+        self.name = name
+        self.descriptor = descriptor
+        self.closes = closes
+        self.limit = maximumLength
+        buffer = [UInt8](repeating: 0, count: 64 << 10)
+    }
+
+    deinit {
+        if closes { close(descriptor) }
+    }
+
+    /// The first byte that is not white space (after a UTF-8 byte order mark), without consuming
+    /// it; `nil` when the input holds nothing else.
+    func firstSignificantByte() throws(TransferError) -> UInt8? {
+        try skipByteOrderMark()
+        var offset = 0
+        while true {
+            // `fill` moves the unread bytes to the front, so an offset from `start` stays valid.
+            if start + offset == end {
+                guard try fill() else { return nil }
+                continue
+            }
+            let byte = buffer[start + offset]
+            if !Self.isWhiteSpace(byte) { return byte }
+            offset += 1
+        }
+    }
+
+    /// The next record, or `nil` at the end of the input.
+    func next(_ mode: Mode) throws(TransferError) -> Record? {
+        try skipByteOrderMark()
+        var record = Record(bytes: [], line: line)
+        var state = CSVState.fieldStart
+        var previous: UInt8 = 0
+        var began = false
+        while true {
+            if start == end {
+                guard try fill() else { return began ? record : nil }
+            }
+            if afterCR {
+                afterCR = false
+                if buffer[start] == 0x0A {
+                    start += 1
+                    continue
+                }
+            }
+            // Scan no further than one byte past the limit, so a record too long is known as soon as it is.
+            let stop = record.tooLong ? end : min(end, start + limit - record.bytes.count + 1)
+            let scanned = buffer.withUnsafeBufferPointer { bytes in
+                Self.scan(bytes, from: start, to: stop, mode: mode, state: &state, previous: &previous, line: &line)
+            }
+            let taken = scanned.end - start
+            began = true
+            if !record.tooLong {
+                if record.bytes.count + taken > limit {
+                    record.tooLong = true
+                    record.bytes = []
+                    // Past the limit a quote no longer holds line breaks: the record ends at the next one.
+                    if state == .quoted { state = .unquoted }
+                } else {
+                    record.bytes.append(contentsOf: buffer[start..<scanned.end])
+                }
+            }
+            start = scanned.end
+            guard scanned.found else { continue }
+            // `start` is on the line break.
+            afterCR = buffer[start] == 0x0D
+            start += 1
+            line += 1
+            return record
+        }
+    }
+
+    /// Where a CSV scan stands between bytes.
+    private enum CSVState {
+        case fieldStart, unquoted, quoted, quoteInQuoted
+    }
+
+    /// Scans `bytes[from..<to]` for the line break that ends the record; returns its index (or `to`)
+    /// and whether one was found. Line breaks inside quoted fields are counted in `line`.
+    private static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, mode: Mode, state: inout CSVState,
+        previous: inout UInt8, line: inout Int
+    ) -> (end: Int, found: Bool) {
+        var index = from
+        if mode == .lines {
+            while index < to {
+                let byte = bytes[index]
+                if byte == 0x0A || byte == 0x0D { return (index, true) }
+                index += 1
+            }
+            previous = to > from ? bytes[to - 1] : previous
+            return (to, false)
+        }
+        while index < to {
+            let byte = bytes[index]
+            let isBreak = byte == 0x0A || byte == 0x0D
+            switch state {
+            case .quoted:
+                if byte == 0x22 {
+                    state = .quoteInQuoted
+                } else if isBreak && !(byte == 0x0A && previous == 0x0D) {
+                    line += 1
+                }
+            case .fieldStart, .unquoted, .quoteInQuoted:
+                if isBreak {
+                    previous = byte
+                    return (index, true)
+                }
+                if byte == 0x22 && state != .unquoted {
+                    state = .quoted
+                } else {
+                    state = byte == 0x2C ? .fieldStart : .unquoted
+                }
+            }
+            previous = byte
+            index += 1
+        }
+        return (to, false)
+    }
+
+    /// Reads the next chunk; `false` at the end of the input.
+    private func fill() throws(TransferError) -> Bool {
+        guard !atEnd else { return false }
+        if start > 0 {
+            buffer.withUnsafeMutableBufferPointer { bytes in
+                _ = memmove(bytes.baseAddress!, bytes.baseAddress! + start, end - start)
+            }
+            end -= start
+            start = 0
+        }
+        if end == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+        while true {
+            let count = buffer.withUnsafeMutableBufferPointer { bytes in
+                read(descriptor, bytes.baseAddress! + end, bytes.count - end)
+            }
+            if count > 0 {
+                end += count
+                return true
+            }
+            if count == 0 {
+                atEnd = true
+                return false
+            }
+            if errno == EINTR { continue }
+            throw .cannotRead(path: name, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Skips a UTF-8 byte order mark at the very start of the input.
+    private func skipByteOrderMark() throws(TransferError) {
+        guard !beganReading else { return }
+        beganReading = true
+        while end - start < 3, try fill() {}
+        if end - start >= 3, buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF {
+            start += 3
+        }
+    }
+
+    /// Space, tab, LF, CR.
+    static func isWhiteSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import FilmCacheKit
+import Foundation
+
+extension FilmCacheCommand {
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the cached films to standard output as JSON Lines or CSV.",
+            discussion: """
+                Reads the cache only: the database is opened read-only, never created or
+                migrated, and OMDb is never called. JSON Lines (the default) holds one
+                canonical IMDBFilm a line, compact, with OMDb's body in "rawJSON"
+                (docs/IMDBFILM.md); CSV holds the films table's columns, header first, list
+                columns as their JSON text. Either one loads back with filmcache import.
+                Films come in imdbID order, read in short pages, so memory stays flat and a
+                running warm is never held up; on a terminal a progress line is shown on
+                standard error.
+
+                Exit status: 0 written; 64 usage; 66 no database at --db; 74 the database
+                or standard output failed (a full disk).
+
+                Examples:
+                  filmcache export --db films.sqlite > films.jsonl
+                  filmcache export --db films.sqlite --format csv > films.csv
+                  filmcache export --db films.sqlite --since 2026-11-01 | gzip > recent.jsonl.gz
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Option(help: "jsonl (canonical IMDBFilm lines with rawJSON) or csv (the films table's columns).")
+        var format: ExportFormat = .jsonl
+
+        @Option(
+            help: ArgumentHelp(
+                "Only films fetched at or after this instant: 2026-11-01T00:00:00Z, an offset form, or a date"
+                    + " (midnight UTC).", valueName: "instant"))
+        var since: InstantArgument?
+
+        @Flag(help: "Show no progress line on a terminal.")
+        var noProgress = false
+
+        func run() async throws {
+            let database = try common.database()
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw fail("no cache database at \(LogText.escaped(database))", status: ExitStatus.noInput)
+            }
+            let export: CacheExport
+            do {
+                export = try CacheExport(path: database)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+            // On a terminal, and only when the films go elsewhere: a line redrawn between them would garble them.
+            let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal && isatty(1) == 0
+            var meter = showsProgress ? TransferMeter(total: try? export.count(since: since?.date), unit: "films") : nil
+            defer { TerminalStatusLine.standardError.clear() }
+            do {
+                let written = try export.write(format, since: since?.date, to: 1) { count in meter?.show(count) }
+                if showsProgress {
+                    TerminalStatusLine.standardError.clear()
+                    StandardError.write("filmcache export: \(written) films from \(database)")
+                }
+            } catch .outputClosed {
+                // The reader went away (`export | head`): stop as a process that SIGPIPE ended would.
+                throw ExitCode(128 + SIGPIPE)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+        }
+    }
+}
+
+extension ExportFormat: ExpressibleByArgument {}

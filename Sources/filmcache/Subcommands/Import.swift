@@ -1,0 +1,94 @@
+import ArgumentParser
+import FilmCacheKit
+import Foundation
+
+extension FilmCacheCommand {
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load films from export files, or OMDb bodies one a line, into the cache. Never calls OMDb.",
+            discussion: """
+                Each FILE (- for standard input) is read as it streams; its form is told by
+                its content: a { first is JSON Lines (export lines, or OMDb bodies one a
+                line, which are normalized as a warm would and count as fetched now), else
+                CSV as filmcache export writes it. The newer fetched_at wins: a film the
+                cache already holds as new or newer is kept, so importing twice changes
+                nothing and an old backup never overwrites fresher films. A line that is not
+                a film is a warning naming file:line, and is skipped. The database is
+                created or migrated when needed; import takes no run lock and can run
+                beside a warm.
+
+                Exit status: 0 read (bad lines, if any, are reported); 64 usage; 65 a file
+                with lines of which none is a film; 66 a file that cannot be opened (nothing
+                is imported then); 74 a file that cannot be read, or a database error.
+
+                Examples:
+                  filmcache import --db restored.sqlite films.jsonl
+                  filmcache import --db films.sqlite films.csv more.jsonl
+                  filmcache export --db a.sqlite | filmcache import --db b.sqlite -
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Flag(help: "Show no progress line on a terminal.")
+        var noProgress = false
+
+        @Argument(help: "Export files (JSON Lines or CSV) or files of OMDb bodies, one a line; - is standard input.")
+        var files: [String] = []
+
+        func validate() throws {
+            guard !files.isEmpty else {
+                throw ValidationError("name at least one file to import (- for standard input)")
+            }
+        }
+
+        func run() async throws {
+            let logger = try common.makeLogger()
+            let database = try common.database()
+            let now = try ReferenceTime.now()
+            var inputs: [FilmImport.Input] = []
+            for file in files {
+                do {
+                    inputs.append(try FilmImport.open(file))
+                } catch {
+                    throw fail(error.description + "; nothing imported", status: ExitStatus.noInput)
+                }
+            }
+            let store: CacheStore
+            do {
+                store = try CacheStore(path: database, logger: logger)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+            let importer = FilmImport(store: store, now: now, logger: logger)
+            let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal
+            var total = ImportTally()
+            var empty: [String] = []
+            defer { TerminalStatusLine.standardError.clear() }
+            for input in inputs {
+                var meter = showsProgress ? TransferMeter(total: nil, unit: "lines") : nil
+                let before = total
+                do {
+                    let tally = try importer.read(input) { tally in
+                        meter?.show(
+                            before.read + tally.read,
+                            detail: "  \(input.name): \(tally.films) films, \(tally.bad) bad")
+                    }
+                    total += tally
+                    if tally.read > 0 && tally.films == 0 { empty.append(input.name) }
+                } catch {
+                    TerminalStatusLine.standardError.clear()
+                    print(ImportReport.text(total, files: inputs.count, database: database))
+                    throw fail(error.description, status: ExitStatus.ioError)
+                }
+            }
+            TerminalStatusLine.standardError.clear()
+            print(ImportReport.text(total, files: inputs.count, database: database))
+            if !empty.isEmpty {
+                throw fail(
+                    "no line of \(empty.map(LogText.escaped).joined(separator: ", ")) is a film that could be imported",
+                    status: ExitStatus.dataError)
+            }
+        }
+    }
+}

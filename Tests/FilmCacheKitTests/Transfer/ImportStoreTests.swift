@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import FilmCacheKit
+
+/// Imports into a real SQLite file: the newer `fetched_at` wins, and importing again changes nothing.
+@Suite struct ImportStoreTests {
+    let dir = TemporaryDirectory()
+    var path: String { dir.file("cache.sqlite") }
+    let old = Date(timeIntervalSince1970: 1_700_000_000)
+    var new: Date { old + 86_400 }
+
+    func counts(added: Int = 0, updated: Int = 0, kept: Int = 0) -> ImportCounts {
+        var counts = ImportCounts()
+        counts.added = added
+        counts.updated = updated
+        counts.kept = kept
+        return counts
+    }
+
+    @Test func newerWinsAndEqualOrOlderIsKept() throws {
+        let store = try CacheStore(path: path, logger: SampleFilms.logger)
+        let a = SampleFilms.film("tt0000001", title: "A", fetchedAt: old)
+        let b = SampleFilms.film("tt0000002", title: "B", fetchedAt: new)
+        #expect(try store.importFilms([a, b]) == counts(added: 2))
+        #expect(try store.importFilms([a, b]) == counts(kept: 2), "idempotent")
+
+        let newerA = SampleFilms.film("tt0000001", title: "A, newer", fetchedAt: new)
+        let olderB = SampleFilms.film("tt0000002", title: "B, older", fetchedAt: old)
+        let sameTimeB = SampleFilms.film("tt0000002", title: "B, same time", fetchedAt: new)
+        #expect(try store.importFilms([newerA, olderB, sameTimeB]) == counts(updated: 1, kept: 2))
+        #expect(try store.film("tt0000001") == newerA)
+        #expect(try store.film("tt0000002") == b)
+        #expect(try store.filmCount() == 2)
+    }
+
+    @Test func twoLinesForOneIDKeepTheNewer() throws {
+        let store = try CacheStore(path: path, logger: SampleFilms.logger)
+        let newer = SampleFilms.film("tt0000001", title: "newer", fetchedAt: new)
+        let older = SampleFilms.film("tt0000001", title: "older", fetchedAt: old)
+        #expect(try store.importFilms([newer, older]) == counts(added: 1, kept: 1))
+        #expect(try store.film("tt0000001") == newer)
+    }
+
+    @Test func aFilmThatLandsClearsItsLookupAndAlias() throws {
+        let store = try CacheStore(path: path, logger: SampleFilms.logger)
+        try store.write(
+            WriteBatch(
+                films: [SampleFilms.film("tt0000009")],
+                lookups: [
+                    LookupRecord(
+                        imdbID: "tt0000001", status: .notFound, message: "Movie not found!", httpStatus: 200,
+                        attemptedAt: old, nextAttemptAt: new)
+                ], aliases: [FilmAlias(askedID: "tt0000002", imdbID: "tt0000009", recordedAt: old)]))
+        _ = try store.importFilms([
+            SampleFilms.film("tt0000001", fetchedAt: new), SampleFilms.film("tt0000002", fetchedAt: new),
+        ])
+        #expect(try store.lookup("tt0000001") == nil)
+        #expect(try store.aliasTarget(of: "tt0000002") == nil)
+    }
+}
