@@ -225,7 +225,7 @@ import Testing
         #expect(full.stderr.contains("No space left on device"), "\(full.stderr)")
         let recorded = try expectStoreIsSound()
         #expect(!recorded.isEmpty && recorded.count < 50)
-        #expect(storeFiles().allSatisfy { !$0.contains(".tmp-") }, "a failed write removes its temporary file")
+        #expect(storeFiles().allSatisfy { !$0.hasSuffix(".tmp") }, "a failed write removes its temporary file")
         #expect(try scratch.sqlite("SELECT count(*) FROM posters") == String(recorded.count))
     }
 

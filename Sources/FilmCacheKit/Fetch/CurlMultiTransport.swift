@@ -37,10 +37,7 @@ public final class CurlMultiTransport: HTTPRequestTransport {
     }
 
     public func get(_ url: String) async throws(TransportFailure) -> HTTPResponse {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<CurlResult, Never>) in
-            loop.submit(Transfer(url: url, maxBodyBytes: loop.options.maxBodyBytes, continuation: continuation))
-        }
-        return try result.get()
+        try await send(HTTPRequest(url: url))
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPResponse {
@@ -91,8 +88,8 @@ final class Transfer: @unchecked Sendable {
     var sends = 0
 
     init(
-        url: String, maxBodyBytes: Int, continuation: CheckedContinuation<CurlResult, Never>, headers: [String] = [],
-        maxRedirects: Int = 0
+        url: String, maxBodyBytes: Int, continuation: CheckedContinuation<CurlResult, Never>, headers: [String],
+        maxRedirects: Int
     ) {
         self.url = url
         self.maxBodyBytes = maxBodyBytes

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A file's name is the SHA-256 of its bytes, so one image shared by several films (or fetched
 /// twice) is stored once, and a name never holds other bytes than it says. Every file is written
-/// under a temporary name in its final directory, synced and renamed: a kill leaves at most a
+/// under a temporary name in its final directory and renamed: a kill leaves at most a
 /// temporary file (``prune(isReferenced:now:grace:)`` removes it), never half an image under a
 /// final name. Files are not synced one by one (that cost three quarters of the throughput):
 /// ``sync()`` flushes them all before the rows naming them are committed, so after a power
@@ -69,29 +69,8 @@ public struct PosterStore: Sendable {
         } catch {
             throw .cannotCreate(path: directory, reason: Self.reason(error))
         }
-        let temporary =
-            directory + "/.\(digest).\(image.fileExtension)\(Self.temporaryMarker)\(getpid())-"
-            + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .cannotWrite(path: temporary, reason: String(cString: strerror(errno))) }
-        var failure: String?
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
-        if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil, rename(temporary, final) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary)
-            throw .cannotWrite(path: final, reason: failure)
+        if let reason = TemporaryFile.replace(final, with: bytes, mode: 0o644, sync: false) {
+            throw .cannotWrite(path: final, reason: reason)
         }
         return (stored, true)
     }
@@ -140,7 +119,7 @@ public struct PosterStore: Sendable {
                         continue
                     }
                     let age = now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec)
-                    if name.hasPrefix("."), name.contains(Self.temporaryMarker) {
+                    if TemporaryFile.isTemporary(name) {
                         if age > grace, unlink(path) == 0 { result.temporaryRemoved += 1 } else { result.kept += 1 }
                         continue
                     }
@@ -163,9 +142,6 @@ public struct PosterStore: Sendable {
         }
         return result
     }
-
-    /// Marks a temporary file's name.
-    static let temporaryMarker = ".tmp-"
 
     /// The digest a store file name `<64 hex>.<ext>` carries, or `nil` when the name is not one.
     static func digest(ofFileNamed name: String) -> String? {

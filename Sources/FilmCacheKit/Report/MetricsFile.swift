@@ -97,44 +97,12 @@ public enum MetricsFile {
     /// Replaces `path` with `text` so that readers see the old file or the new one, never a part.
     ///
     /// The text goes to a hidden temporary file in the same directory (same file system, and a
-    /// name the textfile collector ignores), created exclusively under a random name
-    /// (``TemporaryFile``), is flushed to disk, and is renamed over `path`; the directory is
-    /// then flushed so the rename survives a crash.
+    /// name the textfile collector ignores), is flushed to disk, and is renamed over `path`
+    /// (``TemporaryFile/replace(_:with:mode:sync:)``); the directory is then flushed so the
+    /// rename survives a crash.
     static func writeAtomically(_ text: String, to path: String) throws(WriteError) {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        func failure(_ step: String) -> WriteError {
-            WriteError(path: path, reason: "\(step): \(String(cString: strerror(errno)))")
-        }
-        guard let (fd, temporary) = TemporaryFile.create(beside: path, mode: 0o644) else {
-            throw failure("cannot create a temporary file in \(directory)")
-        }
-        var written = true
-        let bytes = Array(text.utf8)
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    written = false
-                    return
-                }
-                offset += n
-            }
-        }
-        var error = written ? nil : failure("cannot write \(temporary)")
-        if error == nil, fsync(fd) != 0 { error = failure("cannot flush \(temporary)") }
-        if close(fd) != 0, error == nil { error = failure("cannot close \(temporary)") }
-        if error == nil, rename(temporary, path) != 0 { error = failure("cannot rename \(temporary) over it") }
-        if let error {
-            unlink(temporary)
-            throw error
-        }
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
+        if let reason = TemporaryFile.replace(path, with: Array(text.utf8), mode: 0o644, sync: true) {
+            throw WriteError(path: path, reason: reason)
         }
     }
 

@@ -20,4 +20,39 @@ enum TemporaryFile {
         }
         return nil
     }
+
+    /// Replaces `path` with `bytes` so that readers see the old file or the new one, never a part:
+    /// the bytes go to a new temporary file beside it (``create(beside:mode:)``), which is renamed
+    /// over `path`. With `sync`, the file is flushed before the rename and the directory after it,
+    /// so the rename survives a crash; without, the caller flushes (a kill never shows a part either way).
+    ///
+    /// Returns `nil`, or what failed with the system's words; the temporary file is then removed.
+    static func replace(_ path: String, with bytes: some ContiguousBytes, mode: mode_t, sync: Bool) -> String? {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        func failure(_ step: String, _ code: Int32 = errno) -> String { "\(step): \(String(cString: strerror(code)))" }
+        guard let (fd, temporary) = create(beside: path, mode: mode) else {
+            return failure("cannot create a temporary file in \(directory)")
+        }
+        var error = FileWrite.all(bytes, to: fd).map { failure("cannot write \(temporary)", $0) }
+        if error == nil, sync, fsync(fd) != 0 { error = failure("cannot flush \(temporary)") }
+        if close(fd) != 0, error == nil { error = failure("cannot close \(temporary)") }
+        if error == nil, rename(temporary, path) != 0 { error = failure("cannot rename \(temporary) over it") }
+        if let error {
+            unlink(temporary)
+            return error
+        }
+        if sync {
+            let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directoryFD >= 0 {
+                fsync(directoryFD)
+                close(directoryFD)
+            }
+        }
+        return nil
+    }
+
+    /// Whether `name` (a file name, no directory) is one ``create(beside:mode:)`` makes.
+    static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(".tmp")
+    }
 }

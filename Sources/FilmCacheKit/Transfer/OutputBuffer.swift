@@ -15,20 +15,7 @@ struct OutputBuffer {
     /// Writes every byte gathered. A reader that went away (with SIGPIPE ignored) is
     /// ``TransferError/outputClosed``; any other failure is ``TransferError/cannotWrite(reason:)``.
     mutating func flush() throws(TransferError) {
-        var offset = 0
-        let failure: Int32? = bytes.withUnsafeBytes { buffer in
-            while offset < buffer.count {
-                let count = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if count > 0 {
-                    offset += count
-                } else if count < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return count < 0 ? errno : EIO
-                }
-            }
-            return nil
-        }
+        let failure = FileWrite.all(bytes, to: descriptor)
         bytes.removeAll(keepingCapacity: true)
         guard let failure else { return }
         if failure == EPIPE { throw .outputClosed }

@@ -78,11 +78,8 @@ struct PosterOptions: ParsableArguments {
         return 0
     }
 
-    /// The exit status of a poster run that ended with `error`.
+    /// The exit status of a poster run that ended with an error: the cache or the store could not be written.
     static func exitStatus(for error: PosterJobError) -> Int32 {
-        switch error {
-        case .cache: ExitStatus.ioError
-        case .posterStore: ExitStatus.ioError
-        }
+        ExitStatus.ioError
     }
 }

@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 import Synchronization
 
@@ -48,17 +49,6 @@ final class TerminalStatusLine: Sendable {
     }
 
     private func emit(_ text: String) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if !(written < 0 && errno == EINTR) {
-                    return
-                }
-            }
-        }
+        FileWrite.all(Array(text.utf8), to: descriptor)
     }
 }

@@ -43,7 +43,7 @@ struct PosterStoreTests {
         let (orphan, _) = try store.put(Self.image + [1], image: .jpeg)
         let (fresh, _) = try store.put(Self.image + [2], image: .jpeg)
         let directory = (store.path(of: orphan.file) as NSString).deletingLastPathComponent
-        let temporary = directory + "/.\(orphan.sha256).jpg.tmp-123-abc"
+        let temporary = directory + "/.\(orphan.sha256).jpg.0123456789abcdef.tmp"
         let foreign = directory + "/README"
         try Data([1]).write(to: URL(fileURLWithPath: temporary))
         try Data([1]).write(to: URL(fileURLWithPath: foreign))
