@@ -17,7 +17,7 @@ extension CacheStore {
     }
 
     /// `key`'s calls by the minute (since 1970 UTC) they were counted in; minutes with none left out.
-    func callsByMinute(key: String) throws(StoreError) -> [Int: Int] {
+    public func callsByMinute(key: String) throws(StoreError) -> [Int: Int] {
         try withConnection { c throws(StoreError) in
             let rows = try c.db.prepare(
                 "SELECT minute, calls FROM quota_calls WHERE key_fingerprint = ? AND calls > 0"

@@ -68,3 +68,17 @@ extension CacheStore {
             + ") ON CONFLICT (imdb_id) DO UPDATE SET \(updates) WHERE excluded.fetched_at > films.fetched_at"
     }()
 }
+
+extension CacheStore {
+    /// Up to `limit` films after `afterID` in ID order, fetched at or after `since` when given.
+    public func films(after afterID: String, limit: Int, since: Date?) throws(StoreError) -> [IMDBFilm] {
+        try withConnection { c throws(StoreError) in
+            try c.db.cached(
+                "SELECT \(FilmRow.columns.joined(separator: ", ")) FROM films WHERE imdb_id > ?1"
+                    + " AND (?2 IS NULL OR fetched_at >= ?2) ORDER BY imdb_id LIMIT ?3"
+            ).query([.text(afterID), .optional(since.map(Timestamp.format)), .integer(limit)]) {
+                FilmRow.film(from: $0)
+            }
+        }
+    }
+}

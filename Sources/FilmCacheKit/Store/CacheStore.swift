@@ -30,7 +30,7 @@ public final class CacheStore: Sendable {
                 return
             }
             guard found < Schema.currentVersion else {
-                throw .newerSchema(path: db.path, found: found, supported: Schema.currentVersion)
+                throw .newerSchema(database: db.path, found: found, supported: Schema.currentVersion)
             }
         }
         let db = try SQLiteConnection(path: path)
@@ -57,7 +57,7 @@ public final class CacheStore: Sendable {
     private static func migrate(_ db: SQLiteConnection, logger: Logger) throws(StoreError) {
         let found = try currentVersion(db)
         guard found <= Schema.currentVersion else {
-            throw .newerSchema(path: db.path, found: found, supported: Schema.currentVersion)
+            throw .newerSchema(database: db.path, found: found, supported: Schema.currentVersion)
         }
         guard found < Schema.currentVersion else { return }
         try db.transaction { () throws(StoreError) in

@@ -26,7 +26,7 @@ final class SQLiteConnection {
                 db.map { Self.withSystemReason(String(cString: sqlite3_errmsg($0)), rc, $0, path: path) }
                 ?? "out of memory"
             sqlite3_close_v2(db)
-            throw .open(path: path, message: message)
+            throw .open(database: path, message: message)
         }
         self.handle = db
         self.path = path
@@ -44,7 +44,7 @@ final class SQLiteConnection {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw .sqlite(path: path, code: rc, message: Self.withSystemReason(message, rc, handle, path: path))
+            throw Self.failure(path: path, code: rc, message: Self.withSystemReason(message, rc, handle, path: path))
         }
     }
 
@@ -88,9 +88,16 @@ final class SQLiteConnection {
 
     /// Turns a result code into a `StoreError` carrying SQLite's message.
     func error(_ rc: Int32) -> StoreError {
-        .sqlite(
+        Self.failure(
             path: path, code: rc,
             message: Self.withSystemReason(String(cString: sqlite3_errmsg(handle)), rc, handle, path: path))
+    }
+
+    /// A failed statement's error: SQLite's code named, and whether it was a lock held too long.
+    static func failure(path: String, code: Int32, message: String) -> StoreError {
+        .failed(
+            database: path, message: message, code: "SQLite code \(code)",
+            busy: code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED)
     }
 
     /// SQLite's `message`, followed by the reason the system gave when a file could not be opened or read.

@@ -26,9 +26,9 @@ public final class CacheExport {
         db = try SQLiteConnection(path: path, readOnly: true, create: false)
         sqlite3_busy_timeout(db.handle, 10_000)
         let version = try db.prepare("PRAGMA user_version").query { $0.int(0) ?? 0 }.first ?? 0
-        guard version > 0 else { throw .open(path: path, message: "not a filmcache cache (no schema version)") }
+        guard version > 0 else { throw .open(database: path, message: "not a filmcache cache (no schema version)") }
         guard version <= Schema.currentVersion else {
-            throw .newerSchema(path: path, found: version, supported: Schema.currentVersion)
+            throw .newerSchema(database: path, found: version, supported: Schema.currentVersion)
         }
     }
 

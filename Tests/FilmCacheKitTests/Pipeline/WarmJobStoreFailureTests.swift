@@ -53,7 +53,9 @@ import Testing
         var db: OpaquePointer?
         defer { sqlite3_close(db) }
         guard sqlite3_open(path, &db) == SQLITE_OK, sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw StoreError.sqlite(path: path, code: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)))
+            throw StoreError.failed(
+                database: path, message: String(cString: sqlite3_errmsg(db)), code: "SQLite code \(sqlite3_errcode(db))"
+            )
         }
     }
 }

@@ -1,0 +1,142 @@
+import Foundation
+
+// The store seam: what the pipeline, the reports and the commands need of a cache database,
+// with no SQL and no backend type in it. A backend (SQLite on one host, PostgreSQL for several)
+// is whatever conforms to `CacheBackend`; the contract suite over both is its definition.
+//
+// Every operation is one transaction. Times are instants (`Date`); a backend keeps them to the
+// microsecond at least. Errors are `StoreError`, naming the database by its display name.
+
+/// Films, negative answers, aliases and title answers: what a warm writes and `show` reads.
+public protocol FilmStore: Sendable {
+    /// Commits one batch in a single transaction: films upserted, lookups, aliases and title
+    /// answers recorded. A film that arrives clears its ID's lookup and any alias under its ID; an
+    /// alias clears the asked ID's lookup.
+    func write(_ batch: WriteBatch) async throws(StoreError)
+    /// The cached film with this ID, or `nil`.
+    func film(_ imdbID: String) async throws(StoreError) -> IMDBFilm?
+    /// The not-found or failure entry for this ID, if any.
+    func lookup(_ imdbID: String) async throws(StoreError) -> LookupEntry?
+    /// The ID `imdbID` is an alias of, if it is one.
+    func aliasTarget(of imdbID: String) async throws(StoreError) -> String?
+    /// Number of films.
+    func filmCount() async throws(StoreError) -> Int
+    /// What the cache knows of each of `ids`: one entry per distinct ID, in the order given.
+    func states(of ids: [String]) async throws(StoreError) -> [CachedState]
+    /// Writes imported films in one transaction; the newer `fetched_at` wins (see `ImportCounts`).
+    func importFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts
+    /// Up to `limit` films after `afterID` in ID order, fetched at or after `since` when given:
+    /// one short read, for export and copy.
+    func films(after afterID: String, limit: Int, since: Date?) async throws(StoreError) -> [IMDBFilm]
+}
+
+/// Planning a night and counting the cache.
+public protocol PlanStore: Sendable {
+    /// Plans `worklist` against the cache: the plan `Planner` makes from the states of its IDs,
+    /// titles the title index knows standing as their IDs.
+    func plan(_ worklist: Worklist, planner: Planner, now: Date, budget: Int?) async throws(StoreError) -> Plan
+    /// Counts every film by type, version, age and freshness at `now`, and the negative answers.
+    func census(freshness: FreshnessPolicy, now: Date, currentDataVersion: Int) async throws(StoreError)
+        -> CacheCensus
+}
+
+/// The daily quota ledger, one for every process and host sharing the database.
+public protocol QuotaLedger: Sendable {
+    /// Reserves up to `count` calls for `key` on `day` (charged to `minute`), never past `usable`
+    /// of the day's calls and none once the day is exhausted; returns how many were granted.
+    /// Atomic against every other reservation of the key.
+    func reserveCalls(
+        _ count: Int, key: String, day: QuotaDay, minute: Int?, dailyLimit: Int, usable: Int, runID: Int?
+    ) async throws(StoreError) -> Int
+    /// Gives back reserved calls never sent, to the day and minute they were reserved on.
+    func releaseCalls(_ count: Int, key: String, day: QuotaDay, minute: Int?, runID: Int?) async throws(StoreError)
+    /// Records OMDb's "limit reached" for `key` on `day`: no more calls that day, from any host.
+    func markExhausted(key: String, day: String, dailyLimit: Int, at instant: Date) async throws(StoreError)
+    /// Records `instant` as the observed reset of the latest earlier quota day that ran out.
+    func recordResetObserved(key: String, before day: String, at instant: Date) async throws(StoreError)
+    /// `key`'s entry for `day`, if any call was counted or a limit seen within it.
+    func ledger(key: String, day: QuotaDay) async throws(StoreError) -> LedgerEntry?
+    /// Today's entry for planning: `key`'s, or without a key the busiest key's.
+    func ledgerForPlanning(key: String?, day: QuotaDay) async throws(StoreError) -> LedgerEntry?
+    /// Renames a key's legacy four-digit fingerprint to its full one; `false` when there was nothing.
+    func adoptLegacyFingerprint(_ legacy: String, as full: String) async throws(StoreError) -> Bool
+    /// Every key in the ledger, busiest first.
+    func ledgerKeys(today: String, since: String) async throws(StoreError) -> [String]
+    /// `key`'s calls by the minute (since 1970 UTC) they were counted in.
+    func callsByMinute(key: String) async throws(StoreError) -> [Int: Int]
+    /// Every observed reset recorded for `key`, oldest first.
+    func observedResets(key: String) async throws(StoreError) -> [Date]
+    /// The daily limit the latest warm of `key` was configured with.
+    func latestDailyLimit(key: String) async throws(StoreError) -> Int?
+}
+
+/// The history of warms.
+public protocol RunHistory: Sendable {
+    /// Starts a run record and returns its id, unique across hosts. Runs left unfinished that no
+    /// live process holds are closed first as `killed`, with the calls the ledger counted for them.
+    func beginRun(startedAt: Date, key: String) async throws(StoreError) -> Int
+    /// Completes a run record with its counts and how it ended.
+    func finishRun(id: Int, summary: WarmSummary, finishedAt: Date, outcome: String) async throws(StoreError)
+    /// Runs started at or after `since`, oldest first; only `key`'s when given.
+    func runs(key: String?, since: Date) async throws(StoreError) -> [RunRecord]
+    /// When the latest completed run (done, or stopped early on purpose) finished.
+    func lastCompletedRunFinish() async throws(StoreError) -> Date?
+}
+
+/// The poster index: which store file holds each film's poster.
+public protocol PosterIndex: Sendable {
+    /// Up to `limit` films after `afterID` whose poster is due (see `CacheStore.postersDue`).
+    func postersDue(after afterID: String, limit: Int, now: Date, revalidateBefore: Date, fetchedSince: Date?)
+        async throws(StoreError) -> [PosterDue]
+    /// Records the outcome of each poster request in one transaction.
+    func recordPosters(_ outcomes: [PosterOutcome]) async throws(StoreError)
+    /// Whether any poster row names the file with this digest.
+    func posterFileIsReferenced(sha256: String) async throws(StoreError) -> Bool
+    /// The poster row of one film.
+    func poster(_ imdbID: String) async throws(StoreError) -> PosterEntry?
+}
+
+/// Splitting one night's plan between warms running at the same time.
+///
+/// A warm claims the due IDs it is about to fetch, in plan order; an ID is granted to one run
+/// at a time, until its lease expires, and not at all once some run has fetched it (or
+/// recorded a negative answer for it) since `plannedAt`. A backend with one writer (SQLite,
+/// under the run lock) grants every ID asked.
+public protocol WorkClaims: Sendable {
+    /// Claims those of `ids` no live lease holds and no run has answered since `plannedAt`, for
+    /// `runID`, for `lease`; returns the IDs granted, in the order asked. Claiming also renews
+    /// every lease `runID` holds.
+    func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError) -> [String]
+    /// Ends every lease `runID` holds.
+    func releaseClaims(runID: Int) async throws(StoreError)
+}
+
+/// A cache database: everything above, and what it is called.
+public protocol CacheBackend: FilmStore, PlanStore, QuotaLedger, RunHistory, PosterIndex, WorkClaims {
+    /// The database as output may name it: a path, or a URL with no password.
+    var displayName: String { get }
+    /// Whether several warms may write the database at once (each claiming its share of the plan);
+    /// `false` means one warm at a time, under the run lock.
+    var sharesPlanBetweenWarms: Bool { get }
+    /// The schema version of the database.
+    func schemaVersion() async throws(StoreError) -> Int
+    /// Closes connections; the backend is not used after.
+    func close() async
+}
+
+extension PlanStore {
+    /// The census with today's normalizer version.
+    public func census(freshness: FreshnessPolicy, now: Date) async throws(StoreError) -> CacheCensus {
+        try await census(freshness: freshness, now: now, currentDataVersion: FilmNormalizer.dataVersion)
+    }
+}
+
+extension QuotaLedger {
+    /// Reserves with the day's first minute and no run.
+    public func reserveCalls(
+        _ count: Int, key: String, day: QuotaDay, minute: Int? = nil, dailyLimit: Int, usable: Int
+    ) async throws(StoreError) -> Int {
+        try await reserveCalls(
+            count, key: key, day: day, minute: minute, dailyLimit: dailyLimit, usable: usable, runID: nil)
+    }
+}
