@@ -41,11 +41,11 @@ struct CommonOptions: ParsableArguments {
     var logLevel: Logger.Level = .notice
 
     /// The cache for a command that only reads it: an absent file counts as an empty cache and is not created.
-    func openForReading(logger: Logger, job: JobFile? = nil) throws -> CacheStore {
+    func openForReading(logger: Logger, job: JobFile? = nil) throws -> any CacheBackend {
         let databasePath = try database(job: job)
         let exists = FileManager.default.fileExists(atPath: databasePath)
         do {
-            return try CacheStore(path: exists ? databasePath : ":memory:", logger: logger, readOnly: exists)
+            return try SQLiteBackend(path: exists ? databasePath : ":memory:", logger: logger, readOnly: exists)
         } catch {
             throw fail(error.description, status: ExitStatus.ioError)
         }

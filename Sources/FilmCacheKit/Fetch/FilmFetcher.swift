@@ -72,7 +72,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 guard try await stop.unlessStopped({ try await rateGate.acquire() }) else { return .stopped }
             }
             if stop.isRequested { return .stopped }
-            guard try gate.acquire() else { return .noBudget }
+            guard try await gate.acquire() else { return .noBudget }
             attempt += 1
             var response = HTTPResponse(status: 0, body: [])
             var failure: TransportFailure?

@@ -9,7 +9,9 @@ import Synchronization
 /// once a block lasts over half a second it halves again. At a rate-limited pace it stays at
 /// the cap. A crash over-counts by at most one block's unsent calls; it never under-counts.
 public final class QuotaGate: Sendable {
-    private let store: CacheStore
+    private let store: any QuotaLedger
+    /// Keeps ledger calls (new minute, new block, the final release) to one at a time.
+    private let ledgerSerial = AsyncLock()
     private let key: String
     private let dailyLimit: Int
     private let usable: Int
@@ -32,6 +34,8 @@ public final class QuotaGate: Sendable {
         /// Calls handed out over the whole run, every day included.
         var sent = 0
         var closed = false
+        /// Callers waiting for the ledger.
+        var waiting = 0
         var block: Int
         var lastReservation: ContinuousClock.Instant?
     }
@@ -52,7 +56,7 @@ public final class QuotaGate: Sendable {
     /// `runs` row counts the reservations (so a killed run can be closed with them); `now` is the
     /// clock blocks are timed on.
     public init(
-        store: CacheStore, key: String, dailyLimit: Int, usable: Int, block: Int, runID: Int? = nil,
+        store: any QuotaLedger, key: String, dailyLimit: Int, usable: Int, block: Int, runID: Int? = nil,
         wallClock: @escaping @Sendable () -> Date = { Date() },
         quotaDay: @escaping @Sendable (Date) -> QuotaDay = { QuotaDay(containing: $0) },
         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
@@ -73,48 +77,88 @@ public final class QuotaGate: Sendable {
 
     /// Takes one call, charged to the quota day it is taken on; `false` when that day's budget is
     /// spent or the gate was closed.
-    public func acquire() throws(StoreError) -> Bool {
-        try state.withLock { (s: inout State) throws(StoreError) -> Bool in
+    ///
+    /// A call from the current reservation is handed out under the mutex, with no suspension;
+    /// only a new minute or a spent reservation goes to the ledger, one caller at a time. Callers
+    /// waiting for the ledger are served in the order they came, and none is overtaken: while
+    /// any waits, a new caller waits behind it, so calls go out in the order they were asked for.
+    public func acquire() async throws(StoreError) -> Bool {
+        let fast = state.withLock { (s: inout State) -> Bool? in
             if s.closed { return false }
-            let instant = wallClock()
-            let minute = QuotaDay.minute(of: instant)
-            if minute != s.minute {
-                // A minute passed: what was reserved and not sent goes back to the minute (and day)
-                // it was reserved in, and calls from here on are charged to this one. Past the
-                // quota day's midnight the new day's budget applies.
-                try store.releaseCalls(
-                    s.reserved - s.sentInMinute, key: key, day: s.day, minute: s.minute, runID: runID)
-                if !s.day.contains(instant) {
-                    s.day = quotaDay(instant)
-                    s.lastReservation = nil
+            if s.waiting == 0, take(&s) { return true }
+            s.waiting += 1
+            return nil
+        }
+        if let fast { return fast }
+        defer { state.withLock { $0.waiting -= 1 } }
+        return try await ledgerSerial.withLock { () throws(StoreError) -> Bool in
+            while true {
+                let taken = state.withLock { (s: inout State) -> Bool? in
+                    if s.closed { return false }
+                    return take(&s) ? true : nil
                 }
-                s.minute = minute
-                s.reserved = 0
-                s.sentInMinute = 0
+                if let taken { return taken }
+                try await refill()
             }
-            if s.reserved == s.sentInMinute {
-                let at = now()
-                if let last = s.lastReservation {
-                    let lasted = last.duration(to: at)
-                    if lasted < Self.fastBlock {
-                        s.block = min(s.block * 2, largestBlock)
-                    } else if lasted > Self.slowBlock {
-                        s.block = max(s.block / 2, smallestBlock)
-                    }
+        }
+    }
+
+    /// Hands out one call of the current reservation, if it has one and its minute is still now.
+    private func take(_ s: inout State) -> Bool {
+        guard QuotaDay.minute(of: wallClock()) == s.minute, s.reserved > s.sentInMinute else { return false }
+        s.sentInMinute += 1
+        s.sent += 1
+        return true
+    }
+
+    /// Moves to a new minute (giving the old one's unsent calls back) and reserves a block when the
+    /// reservation is spent; run by one caller at a time, under `ledgerSerial`.
+    private func refill() async throws(StoreError) {
+        let instant = wallClock()
+        let minute = QuotaDay.minute(of: instant)
+        // A minute passed: what was reserved and not sent goes back to the minute (and day) it was
+        // reserved in, and calls from here on are charged to this one. Past the quota day's
+        // midnight the new day's budget applies. Until the new block lands, nothing is handed out.
+        let rollover = state.withLock { (s: inout State) -> (unsent: Int, day: QuotaDay, minute: Int)? in
+            guard !s.closed, minute != s.minute else { return nil }
+            let old = (s.reserved - s.sentInMinute, s.day, s.minute)
+            if !s.day.contains(instant) {
+                s.day = quotaDay(instant)
+                s.lastReservation = nil
+            }
+            s.minute = minute
+            s.reserved = 0
+            s.sentInMinute = 0
+            return old
+        }
+        if let rollover {
+            try await store.releaseCalls(
+                rollover.unsent, key: key, day: rollover.day, minute: rollover.minute, runID: runID)
+        }
+        let request = state.withLock { (s: inout State) -> (block: Int, day: QuotaDay, minute: Int)? in
+            guard !s.closed, s.reserved == s.sentInMinute else { return nil }
+            let at = now()
+            if let last = s.lastReservation {
+                let lasted = last.duration(to: at)
+                if lasted < Self.fastBlock {
+                    s.block = min(s.block * 2, largestBlock)
+                } else if lasted > Self.slowBlock {
+                    s.block = max(s.block / 2, smallestBlock)
                 }
-                s.lastReservation = at
-                let granted = try store.reserveCalls(
-                    s.block, key: key, day: s.day, minute: s.minute, dailyLimit: dailyLimit, usable: usable,
-                    runID: runID)
-                if granted == 0 {
-                    s.closed = true
-                    return false
-                }
+            }
+            s.lastReservation = at
+            return (s.block, s.day, s.minute)
+        }
+        guard let request else { return }
+        let granted = try await store.reserveCalls(
+            request.block, key: key, day: request.day, minute: request.minute, dailyLimit: dailyLimit,
+            usable: usable, runID: runID)
+        state.withLock { s in
+            if granted == 0 {
+                s.closed = true
+            } else {
                 s.reserved += granted
             }
-            s.sentInMinute += 1
-            s.sent += 1
-            return true
         }
     }
 
@@ -139,13 +183,15 @@ public final class QuotaGate: Sendable {
     public var sent: Int { state.withLock { $0.sent } }
 
     /// Closes the gate and gives unsent reservations back to the ledger.
-    public func finish() throws(StoreError) {
-        let (unsent, day, minute) = state.withLock { s -> (Int, QuotaDay, Int) in
-            s.closed = true
-            let unsent = s.reserved - s.sentInMinute
-            s.reserved = s.sentInMinute
-            return (unsent, s.day, s.minute)
+    public func finish() async throws(StoreError) {
+        try await ledgerSerial.withLock { () throws(StoreError) in
+            let (unsent, day, minute) = state.withLock { s -> (Int, QuotaDay, Int) in
+                s.closed = true
+                let unsent = s.reserved - s.sentInMinute
+                s.reserved = s.sentInMinute
+                return (unsent, s.day, s.minute)
+            }
+            try await store.releaseCalls(unsent, key: key, day: day, minute: minute, runID: runID)
         }
-        try store.releaseCalls(unsent, key: key, day: day, minute: minute, runID: runID)
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Collects results and commits them in batches, one transaction each, on a thread of its own.
@@ -8,21 +7,20 @@ import Foundation
 /// interval): at a slow pace a kill then loses at most about two intervals of paid answers,
 /// never a whole batch.
 ///
-/// A commit runs on the writer's own dispatch queue, not on the concurrency pool, so fetch
-/// workers keep normalizing and sending while SQLite writes: one batch commits while the next
-/// one fills. A worker that fills a batch while the previous one is still committing waits for
+/// A commit runs in a task of its own while the store works (the SQLite backend on its own
+/// thread, PostgreSQL on the wire), so fetch workers keep normalizing and sending while it
+/// writes: one batch commits while the next one fills. A worker that fills a batch while the previous one is still committing waits for
 /// that commit, which bounds memory to two batches however long the worklist is. Commits run
 /// one at a time, in the order the batches filled. A failed commit is reported to every later
 /// `add` and `flush`, so all workers stop.
 actor BatchWriter {
-    private let store: CacheStore
+    private let store: any FilmStore
     private let batchSize: Int
     private let commitInterval: Duration
     /// Time on the job's clock, from any fixed origin.
     private let elapsed: @Sendable () -> Duration
     /// When the pending batch got its first result.
     private var batchStartedAt: Duration?
-    private let queue = DispatchQueue(label: "filmcache.batch-writer")
     private var batch = WriteBatch()
     /// The commit under way, if any; it clears itself when done.
     private var committing: Task<Void, Never>?
@@ -30,7 +28,7 @@ actor BatchWriter {
     private var failure: StoreError?
 
     /// A writer to `store` committing every `batchSize` results or every `commitInterval` on `clock`.
-    init(store: CacheStore, batchSize: Int, commitInterval: Duration = .seconds(1), clock: any Clock<Duration>) {
+    init(store: any FilmStore, batchSize: Int, commitInterval: Duration = .seconds(1), clock: any Clock<Duration>) {
         self.store = store
         self.batchSize = max(1, batchSize)
         self.commitInterval = commitInterval
@@ -76,17 +74,12 @@ actor BatchWriter {
     }
 
     /// Commits whatever is pending and waits until every commit has finished.
-    ///
-    /// On return the writer's queue holds nothing, not even the store: a block that resumed its
-    /// waiter still owns what it captured until it returns, and a process ending before then
-    /// would never close the database (whose last close folds the WAL into the file).
     func flush() async throws(StoreError) {
         while let committing { await committing.value }
         if failure == nil, !batch.isEmpty {
             startCommit()
             while let committing { await committing.value }
         }
-        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
         if let failure { throw failure }
     }
 
@@ -105,23 +98,18 @@ actor BatchWriter {
         if let failure { throw failure }
     }
 
-    /// Hands the batch to the writer's queue; `committing` is set until the transaction ends.
+    /// Hands the batch to the store; `committing` is set until the transaction ends.
     private func startCommit() {
         let pending = batch
         batch = WriteBatch()
         batchStartedAt = nil
         let store = store
-        let queue = queue
         committing = Task {
-            let result = await withCheckedContinuation { (continuation: CheckedContinuation<StoreError?, Never>) in
-                queue.async {
-                    do throws(StoreError) {
-                        try store.write(pending)
-                        continuation.resume(returning: nil)
-                    } catch {
-                        continuation.resume(returning: error)
-                    }
-                }
+            var result: StoreError?
+            do throws(StoreError) {
+                try await store.write(pending)
+            } catch {
+                result = error
             }
             if failure == nil { failure = result }
             committing = nil

@@ -27,15 +27,16 @@ public struct NightPlan: Sendable, Equatable {
     /// The ledger row of `keyFingerprint` gives today's use; without a key the busiest key
     /// of the day is assumed, so the plan never promises calls a shared key lacks.
     public static func make(
-        worklist: Worklist, store: CacheStore, settings: PlanSettings, keyFingerprint: String?, now: Date
-    ) throws(StoreError) -> NightPlan {
+        worklist: Worklist, store: any CacheBackend, settings: PlanSettings, keyFingerprint: String?, now: Date
+    ) async throws(StoreError) -> NightPlan {
         let day = QuotaDay(containing: now, in: settings.quotaTimeZone)
         let budget = QuotaBudget(limit: settings.dailyLimit, reservePercent: settings.reservePercent)
-        let entry = try store.ledgerForPlanning(key: keyFingerprint, day: day)
+        let entry = try await store.ledgerForPlanning(key: keyFingerprint, day: day)
         let used = entry?.used ?? 0
         let exhausted = entry?.exhaustedAt != nil
         let left = exhausted ? 0 : budget.left(used: used)
-        let plan = try store.plan(worklist, planner: Planner(freshness: settings.freshness), now: now, budget: left)
+        let plan = try await store.plan(
+            worklist, planner: Planner(freshness: settings.freshness), now: now, budget: left)
         return NightPlan(
             plan: plan, quotaDay: day.key, callsPerDay: budget.usable, callsUsed: used, callsLeft: left,
             exhausted: exhausted, skippedLines: worklist.warnings.count, files: worklist.files)

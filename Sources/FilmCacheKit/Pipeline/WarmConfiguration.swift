@@ -33,6 +33,9 @@ public struct WarmConfiguration: Sendable {
     /// The longest a fetched result waits before it is committed, whatever the batch holds: a
     /// kill loses at most about two of these of paid answers.
     public var commitInterval = Duration.seconds(1)
+    /// On a cache several warms share: how long IDs this run claims stay its own without a renewal
+    /// (each claim renews them); a killed run's IDs go to the others once it passes.
+    public var claimLease = Duration.seconds(600)
     /// How long the run may take; when it is up the run stops as if asked to (``StopReason/timeLimit``).
     public var maxRuntime: Duration?
 

@@ -5,7 +5,7 @@ import Synchronization
 /// One warm: read worklists, plan, fetch what is missing or stale, normalize, store, summarize.
 public struct WarmJob: Sendable {
     public var configuration: WarmConfiguration
-    private let store: CacheStore
+    private let store: any CacheBackend
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -19,7 +19,7 @@ public struct WarmJob: Sendable {
 
     /// A job over `store`, fetching through `transport`; `now` is the wall clock (injectable for tests).
     public init(
-        configuration: WarmConfiguration, store: CacheStore, transport: any HTTPTransport,
+        configuration: WarmConfiguration, store: any CacheBackend, transport: any HTTPTransport,
         now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
     ) {
         self.configuration = configuration
@@ -58,7 +58,7 @@ public struct WarmJob: Sendable {
     /// Reads the worklists, logs what they skipped and plans them at `instant`.
     ///
     /// The worklist is let go on return: the run holds only the plan's own lists.
-    private func planTonight(at instant: Date) throws(WarmError) -> (NightPlan, skippedLines: Int) {
+    private func planTonight(at instant: Date) async throws(WarmError) -> (NightPlan, skippedLines: Int) {
         let worklist: Worklist
         do {
             guard !configuration.worklists.isEmpty else { throw WorklistError.empty }
@@ -70,7 +70,7 @@ public struct WarmJob: Sendable {
         }
         worklist.log(to: logger)
         do {
-            let night = try NightPlan.make(
+            let night = try await NightPlan.make(
                 worklist: worklist, store: store, settings: configuration.planSettings,
                 keyFingerprint: configuration.apiKey.fingerprint, now: instant)
             return (night, worklist.warnings.count)
@@ -92,7 +92,7 @@ public struct WarmJob: Sendable {
         do {
             let key = configuration.apiKey
             let legacy = key.legacyFingerprint
-            if try store.adoptLegacyFingerprint(legacy, as: key.fingerprint) {
+            if try await store.adoptLegacyFingerprint(legacy, as: key.fingerprint) {
                 logger.notice(
                     "ledger rows of the old four-digit key name adopted",
                     metadata: ["old": "\(legacy)", "key": "\(key.shortFingerprint)"])
@@ -100,10 +100,10 @@ public struct WarmJob: Sendable {
         } catch {
             throw .store(error)
         }
-        let (night, skippedLines) = try planTonight(at: startedAt)
+        let (night, skippedLines) = try await planTonight(at: startedAt)
         let runID: Int
         do {
-            runID = try store.beginRun(startedAt: startedAt, key: configuration.apiKey.fingerprint)
+            runID = try await store.beginRun(startedAt: startedAt, key: configuration.apiKey.fingerprint)
         } catch {
             throw .store(error)
         }
@@ -132,7 +132,13 @@ public struct WarmJob: Sendable {
             store: store, batchSize: configuration.batchSize, commitInterval: configuration.commitInterval,
             clock: clock)
         let tally = WarmTally()
-        let queue = WorkQueue(plan.scheduled, failedBefore: plan.failedBefore, stop: stop)
+        let queue = WorkQueue(
+            plan.scheduled, failedBefore: plan.failedBefore, stop: stop,
+            claimer: store.sharesPlanBetweenWarms
+                ? Self.claimer(
+                    store: store, runID: runID, plannedAt: startedAt, configuration: configuration, stop: stop,
+                    clock: clock)
+                : nil)
         let pacing = Pacing(configuration: configuration, clock: clock)
         let fetcher = FilmFetcher(
             transport: transport, urlPrefix: configuration.urlPrefix, requestPrefix: configuration.requestPrefix,
@@ -157,14 +163,14 @@ public struct WarmJob: Sendable {
         let failure: WarmError?
         do {
             // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
-            if let first = queue.next() {
+            if let first = try await queue.next() {
                 try await recorder.record(try await fetcher.fetch(first), for: first)
             }
             try await withThrowingTaskGroup(of: Void.self) { (group) throws(any Error) -> Void in
                 for _ in 0..<max(1, min(configuration.maxInFlight, plan.scheduled.count)) {
                     group.addTask {
                         do {
-                            while let id = queue.next() {
+                            while let id = try await queue.next() {
                                 try await recorder.record(try await fetcher.fetch(id), for: id)
                             }
                         } catch {
@@ -186,7 +192,12 @@ public struct WarmJob: Sendable {
         }
         // Whatever happened above, commit what arrived and return unsent reservations.
         try? await writer.flush()
-        try? gate.finish()
+        try? await gate.finish()
+        // IDs claimed and not fetched go to the other warms now, not when the lease passes.
+        if store.sharesPlanBetweenWarms { try? await store.releaseClaims(runID: runID) }
+        if queue.answeredElsewhere > 0 {
+            logger.info("IDs of the plan fetched by other warms", metadata: ["ids": "\(queue.answeredElsewhere)"])
+        }
 
         let counts = tally.counts
         summary.fetched = counts.fetched
@@ -211,9 +222,26 @@ public struct WarmJob: Sendable {
         let outcome =
             error.map { "error: \($0)" } ?? summary.stopReason?.rawValue
             ?? (summary.nothingSucceeded ? "failed" : "done")
-        try? store.finishRun(id: runID, summary: summary, finishedAt: now(), outcome: outcome)
+        try? await store.finishRun(id: runID, summary: summary, finishedAt: now(), outcome: outcome)
         if let error { throw error }
         return summary
+    }
+
+    /// How this run claims its share of a plan other warms share: chunks of four times the
+    /// in-flight cap, and a pause of a quarter lease (0.2 to 5 seconds) before asking again for
+    /// IDs another run holds.
+    private static func claimer<C: Clock>(
+        store: any CacheBackend, runID: Int, plannedAt: Date, configuration: WarmConfiguration, stop: WarmStop,
+        clock: C
+    ) -> WorkQueue.Claimer where C.Duration == Duration {
+        let lease = configuration.claimLease
+        let pause = min(max(lease / 4, .milliseconds(200)), .seconds(5))
+        return WorkQueue.Claimer(
+            chunk: min(1024, max(16, configuration.maxInFlight * 4)),
+            claim: { ids async throws(StoreError) in
+                try await store.claim(ids, runID: runID, plannedAt: plannedAt, lease: lease)
+            },
+            pause: { (try? await stop.unlessStopped { try await clock.sleep(for: pause) }) ?? false })
     }
 
     /// Lets `writer` commit a batch that has waited its interval, every `interval` on `clock`, until cancelled.

@@ -6,7 +6,7 @@ import Logging
 /// when the run must end.
 struct WarmRecorder: Sendable {
     let configuration: WarmConfiguration
-    let store: CacheStore
+    let store: any CacheBackend
     let writer: BatchWriter
     let tally: WarmTally
     let queue: WorkQueue
@@ -20,7 +20,7 @@ struct WarmRecorder: Sendable {
     func record(_ result: FetchResult, for target: FetchTarget) async throws {
         let at = now()
         switch result {
-        case .film, .notFound: try noteFirstSuccess(at: at)
+        case .film, .notFound: try await noteFirstSuccess(at: at)
         case .failed, .limitReached, .noBudget, .circuitOpen, .stopped, .notOMDb, .unreachable: break
         }
         if let entry = target.title {
@@ -64,7 +64,7 @@ struct WarmRecorder: Sendable {
                 if sent { $0.calls[.failed, default: 0] += 1 }
             }
         case .limitReached, .noBudget, .stopped, .circuitOpen, .notOMDb, .unreachable:
-            try end(result, subject: ["imdb_id": "\(id)"], at: at)
+            try await end(result, subject: ["imdb_id": "\(id)"], at: at)
         }
     }
 
@@ -118,13 +118,13 @@ struct WarmRecorder: Sendable {
                 if sent { $0.calls[.failed, default: 0] += 1 }
             }
         case .limitReached, .noBudget, .stopped, .circuitOpen, .notOMDb, .unreachable:
-            try end(result, subject: ["title": "\(query)"], at: at)
+            try await end(result, subject: ["title": "\(query)"], at: at)
         }
     }
 
     /// Acts on a result that ends the run or this worker: the limit, no budget, a stop, the breaker,
     /// answers not OMDb's, an unreachable OMDb.
-    private func end(_ result: FetchResult, subject: Logger.Metadata, at: Date) throws {
+    private func end(_ result: FetchResult, subject: Logger.Metadata, at: Date) async throws {
         switch result {
         case .film, .notFound, .failed: break
         case .limitReached(let message):
@@ -132,7 +132,7 @@ struct WarmRecorder: Sendable {
                 "OMDb daily limit reached; stopping", metadata: subject.merging(["message": "\(message)"]) { $1 })
             gate.close()
             queue.stop()
-            try store.markExhausted(
+            try await store.markExhausted(
                 key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: at).key,
                 dailyLimit: configuration.dailyLimit, at: at)
             tally.withLock {
@@ -169,13 +169,13 @@ struct WarmRecorder: Sendable {
     }
 
     /// On the run's first answer from OMDb, records it as the observed reset of an exhausted earlier day.
-    private func noteFirstSuccess(at instant: Date) throws(StoreError) {
+    private func noteFirstSuccess(at instant: Date) async throws(StoreError) {
         let first = tally.withLock { counts -> Bool in
             defer { counts.answered = true }
             return !counts.answered
         }
         guard first else { return }
-        try store.recordResetObserved(
+        try await store.recordResetObserved(
             key: configuration.apiKey.fingerprint, before: configuration.quotaDay(containing: instant).key, at: instant)
     }
 }

@@ -1,7 +1,22 @@
 import Synchronization
 
 /// The IDs and titles still to fetch, shared by the fetch workers.
+///
+/// With a ``Claimer`` (a cache shared by several warms at once) the queue hands out only what the
+/// run has claimed: it claims the plan a chunk at a time, in plan order, passes over IDs another
+/// run has answered since the plan, and comes back, after a pause, to IDs another live run holds,
+/// so IDs a dead run had claimed are fetched once its lease expires.
 final class WorkQueue: Sendable {
+    /// How a run claims its share of a shared plan.
+    struct Claimer: Sendable {
+        /// IDs claimed at a time.
+        var chunk: Int
+        /// Claims IDs for this run.
+        var claim: @Sendable ([String]) async throws(StoreError) -> ClaimOutcome
+        /// Waits before asking again for IDs another run holds; `false` when the run is stopping.
+        var pause: @Sendable () async -> Bool
+    }
+
     private let state: Mutex<State>
 
     private struct State {
@@ -12,14 +27,26 @@ final class WorkQueue: Sendable {
         var next = 0
         var returned = 0
         var closed = false
+        /// Claimed and not handed out yet.
+        var ready: [FetchTarget] = []
+        var readyNext = 0
+        /// Held by another live run when last asked.
+        var held: [FetchTarget] = []
+        /// Answered by another run since the plan.
+        var answeredElsewhere = 0
     }
 
     private let stopToken: WarmStop?
+    private let claimer: Claimer?
+    /// One claim at a time.
+    private let claiming = AsyncLock()
 
-    /// A queue over `targets`; once `stop` is requested it hands out nothing more.
-    init(_ targets: [FetchTarget], failedBefore: [String: Int] = [:], stop: WarmStop? = nil) {
+    /// A queue over `targets`; once `stop` is requested it hands out nothing more. With `claimer`
+    /// it hands out only what the run claims.
+    init(_ targets: [FetchTarget], failedBefore: [String: Int] = [:], stop: WarmStop? = nil, claimer: Claimer? = nil) {
         state = Mutex(State(targets: targets, failedBefore: failedBefore))
         stopToken = stop
+        self.claimer = claimer
     }
 
     /// Runs in a row that failed for `id` before this one.
@@ -30,20 +57,79 @@ final class WorkQueue: Sendable {
         _ = state.withLock { $0.arrived.insert(id) }
     }
 
-    /// The next ID or title, or `nil` when all are taken, the queue was closed, or a stop was requested.
+    /// The next ID or title, or `nil` when all are taken (or held by other runs to the end), the
+    /// queue was closed, or a stop was requested.
     ///
     /// An ID whose film already arrived in this run is passed over: it counts as done, not remaining.
-    func next() -> FetchTarget? {
-        if stopToken?.isRequested == true { return nil }
-        return state.withLock { s in
-            while !s.closed, s.next < s.targets.count {
-                let target = s.targets[s.next]
-                s.next += 1
-                if let id = target.imdbID, s.arrived.contains(id) { continue }
-                return target
+    func next() async throws(StoreError) -> FetchTarget? {
+        while true {
+            if stopToken?.isRequested == true { return nil }
+            let (target, done) = state.withLock { s -> (FetchTarget?, Bool) in
+                if s.closed { return (nil, true) }
+                if claimer != nil { return (Self.take(s.ready, at: &s.readyNext, skipping: s.arrived), false) }
+                let target = Self.take(s.targets, at: &s.next, skipping: s.arrived)
+                return (target, target == nil)
             }
-            return nil
+            if let target { return target }
+            guard !done, let claimer else { return nil }
+            let more = try await claiming.withLock { () throws(StoreError) -> Bool in try await claim(with: claimer) }
+            if !more { return nil }
         }
+    }
+
+    /// Claims the next chunk of the plan, or when the plan is all asked, the IDs other runs held;
+    /// `false` when nothing is left to ask for.
+    private func claim(with claimer: Claimer) async throws(StoreError) -> Bool {
+        let (chunk, revisit) = state.withLock { s -> ([FetchTarget], Bool) in
+            // Another worker claimed while this one waited.
+            if s.closed { return ([], false) }
+            if s.readyNext < s.ready.count { return ([], false) }
+            var chunk: [FetchTarget] = []
+            while chunk.count < claimer.chunk, let target = Self.take(s.targets, at: &s.next, skipping: s.arrived) {
+                chunk.append(target)
+            }
+            if chunk.isEmpty {
+                swap(&chunk, &s.held)
+                return (chunk, true)
+            }
+            return (chunk, false)
+        }
+        if chunk.isEmpty { return state.withLock { !$0.closed && $0.readyNext < $0.ready.count } }
+        if revisit, await !claimer.pause() {
+            state.withLock { $0.held = chunk + $0.held }
+            return false
+        }
+        let outcome: ClaimOutcome
+        do {
+            outcome = try await claimer.claim(chunk.compactMap(\.imdbID))
+        } catch {
+            state.withLock { $0.held = chunk + $0.held }
+            throw error
+        }
+        let granted = Set(outcome.granted)
+        let answered = Set(outcome.answered)
+        state.withLock { s in
+            // A title names no ID to claim: it is this run's.
+            s.ready = chunk.filter { $0.imdbID.map(granted.contains) ?? true }
+            s.readyNext = 0
+            s.held += chunk.filter { target in
+                target.imdbID.map { !granted.contains($0) && !answered.contains($0) } ?? false
+            }
+            s.answeredElsewhere += chunk.count { $0.imdbID.map(answered.contains) ?? false }
+        }
+        return true
+    }
+
+    /// The first target of `list` from `index` whose film has not `arrived`, moving `index` past it.
+    private static func take(_ list: [FetchTarget], at index: inout Int, skipping arrived: Set<String>) -> FetchTarget?
+    {
+        while index < list.count {
+            let target = list[index]
+            index += 1
+            if let id = target.imdbID, arrived.contains(id) { continue }
+            return target
+        }
+        return nil
     }
 
     /// Hands out nothing more; the target the caller holds counts as not done.
@@ -54,6 +140,13 @@ final class WorkQueue: Sendable {
         }
     }
 
-    /// Targets never taken plus those held when the queue stopped.
-    var remaining: Int { state.withLock { $0.targets.count - $0.next + $0.returned } }
+    /// Targets never taken plus those held when the queue stopped (claimed or held by other runs).
+    var remaining: Int {
+        state.withLock {
+            $0.targets.count - $0.next + $0.returned + ($0.ready.count - $0.readyNext) + $0.held.count
+        }
+    }
+
+    /// IDs of the plan another run answered since the plan.
+    var answeredElsewhere: Int { state.withLock { $0.answeredElsewhere } }
 }

@@ -58,7 +58,7 @@ public struct PosterSummary: Sendable, Equatable {
 /// file is written (atomically) and synced before the row naming it is committed, so a kill or
 /// a power loss leaves at worst a file no row names yet, which the next run finds held and records.
 public struct PosterJob: Sendable {
-    let cache: CacheStore
+    let cache: any PosterIndex
     let store: PosterStore
     let transport: any HTTPRequestTransport
     let settings: PosterSettings
@@ -69,7 +69,7 @@ public struct PosterJob: Sendable {
     static let pageSize = 256
 
     public init(
-        cache: CacheStore, store: PosterStore, transport: any HTTPRequestTransport, settings: PosterSettings,
+        cache: any PosterIndex, store: PosterStore, transport: any HTTPRequestTransport, settings: PosterSettings,
         logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.cache = cache
@@ -91,7 +91,7 @@ public struct PosterJob: Sendable {
         while !stop.isRequested {
             let page: [PosterDue]
             do {
-                page = try cache.postersDue(
+                page = try await cache.postersDue(
                     after: after, limit: Self.pageSize, now: started, revalidateBefore: revalidateBefore,
                     fetchedSince: fetchedSince)
             } catch {
@@ -111,7 +111,7 @@ public struct PosterJob: Sendable {
                 }
             }
             do {
-                try cache.recordPosters(outcomes)
+                try await cache.recordPosters(outcomes)
             } catch {
                 throw .cache(error)
             }
@@ -122,9 +122,14 @@ public struct PosterJob: Sendable {
     }
 
     /// Removes store files no film references (see ``PosterStore/prune(isReferenced:now:grace:)``).
-    public func prune() throws(PosterJobError) -> PosterStore.PruneResult {
+    public func prune() async throws(PosterJobError) -> PosterStore.PruneResult {
+        let cache = cache
         do {
-            return try store.prune(isReferenced: cache.posterFileIsReferenced(sha256:), now: now(), grace: 3600)
+            return try await store.prune(
+                isReferenced: { (sha256) async throws(StoreError) in
+                    try await cache.posterFileIsReferenced(sha256: sha256)
+                },
+                now: now(), grace: 3600)
         } catch {
             throw .cache(error)
         }

@@ -103,8 +103,8 @@ public struct PosterStore: Sendable {
     /// writes its file before it commits the row that references it. Files the store did not
     /// name are never touched.
     public func prune(
-        isReferenced: (_ sha256: String) throws(StoreError) -> Bool, now: Date, grace: TimeInterval
-    ) throws(StoreError) -> PruneResult {
+        isReferenced: (_ sha256: String) async throws(StoreError) -> Bool, now: Date, grace: TimeInterval
+    ) async throws(StoreError) -> PruneResult {
         var result = PruneResult()
         let manager = FileManager.default
         for first in (try? manager.contentsOfDirectory(atPath: root)) ?? [] where Self.isHexPair(first) {
@@ -128,7 +128,7 @@ public struct PosterStore: Sendable {
                         continue
                     }
                     var referenced = age <= grace
-                    if !referenced { referenced = try isReferenced(digest) }
+                    if !referenced { referenced = try await isReferenced(digest) }
                     if referenced {
                         result.kept += 1
                     } else if unlink(path) == 0 {

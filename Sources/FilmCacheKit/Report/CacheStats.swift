@@ -26,15 +26,17 @@ public struct CacheStats: Sendable, Equatable {
 
     /// Takes the stats of the cache at `databasePath` through `store` at `now`, planning `worklist` if given.
     public static func load(
-        store: CacheStore, databasePath: String, settings: PlanSettings, worklist: Worklist?, now: Date
-    ) throws(StoreError) -> CacheStats {
+        store: any CacheBackend, databasePath: String, settings: PlanSettings, worklist: Worklist?, now: Date
+    ) async throws(StoreError) -> CacheStats {
         let files = FileManager.default
         func size(_ path: String) -> Int {
             ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
         }
-        let census = try store.census(freshness: settings.freshness, now: now)
-        let night = try worklist.map { (worklist) throws(StoreError) in
-            try NightPlan.make(worklist: worklist, store: store, settings: settings, keyFingerprint: nil, now: now)
+        let census = try await store.census(freshness: settings.freshness, now: now)
+        var night: NightPlan?
+        if let worklist {
+            night = try await NightPlan.make(
+                worklist: worklist, store: store, settings: settings, keyFingerprint: nil, now: now)
         }
         return CacheStats(
             databasePath: databasePath, databaseExists: files.fileExists(atPath: databasePath),

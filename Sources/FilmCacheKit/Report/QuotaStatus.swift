@@ -53,15 +53,15 @@ public struct QuotaStatus: Sendable, Equatable {
     /// The limit is `dailyLimit` when given, else the one today's ledger row (or the key's latest
     /// row) was configured with, else `settings.dailyLimit`; the reserve is `settings.reservePercent`.
     public static func load(
-        store: CacheStore, keyFingerprint: String?, settings: PlanSettings, dailyLimit: Int? = nil, now: Date,
+        store: any CacheBackend, keyFingerprint: String?, settings: PlanSettings, dailyLimit: Int? = nil, now: Date,
         days: Int = 30
-    ) throws(StoreError) -> QuotaStatus {
+    ) async throws(StoreError) -> QuotaStatus {
         let today = QuotaDay(containing: now, in: settings.quotaTimeZone)
         var window = [today]
         while window.count < max(1, days) {
             window.insert(QuotaDay(containing: window[0].start.addingTimeInterval(-1), in: today.timeZone), at: 0)
         }
-        let keys = try store.ledgerKeys(today: today.key, since: window[0].key)
+        let keys = try await store.ledgerKeys(today: today.key, since: window[0].key)
         // A fingerprint given short names the ledger key it begins (an exact name first).
         let key =
             keyFingerprint.map { given in keys.contains(given) ? given : keys.first { $0.hasPrefix(given) } ?? given }
@@ -73,12 +73,12 @@ public struct QuotaStatus: Sendable, Equatable {
         if let key {
             // Each day counts what was sent within it, by runs in any quota time zone.
             for day in window {
-                if let row = try store.ledger(key: key, day: day) { rows[day.key] = row }
+                if let row = try await store.ledger(key: key, day: day) { rows[day.key] = row }
             }
-            observed = try store.observedResets(key: key)
-            runs = try store.runs(key: key, since: window[0].start)
+            observed = try await store.observedResets(key: key)
+            runs = try await store.runs(key: key, since: window[0].start)
             if limit == nil, let todays = rows[today.key]?.dailyLimit, todays > 0 { limit = todays }
-            if limit == nil { limit = try store.latestDailyLimit(key: key) }
+            if limit == nil { limit = try await store.latestDailyLimit(key: key) }
         }
         return QuotaStatus(
             keyFingerprint: key, keyInLedger: key.map(keys.contains) ?? false, otherKeys: keys.filter { $0 != key },

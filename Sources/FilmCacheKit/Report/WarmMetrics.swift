@@ -32,13 +32,13 @@ public struct WarmMetrics: Sendable, Equatable {
     ///
     /// The last success comes from the `runs` table, so a run that failed keeps the previous value.
     public static func read(
-        from store: CacheStore, summary: WarmSummary?, exitStatus: Int32, duration: Duration, keyFingerprint: String,
-        settings: PlanSettings, now: Date
-    ) throws(StoreError) -> WarmMetrics {
+        from store: any CacheBackend, summary: WarmSummary?, exitStatus: Int32, duration: Duration,
+        keyFingerprint: String, settings: PlanSettings, now: Date
+    ) async throws(StoreError) -> WarmMetrics {
         WarmMetrics(
             finishedAt: now, duration: duration.inSeconds, exitStatus: exitStatus, summary: summary,
-            lastSuccessAt: try store.lastCompletedRunFinish(),
-            quota: try QuotaStatus.load(
+            lastSuccessAt: try await store.lastCompletedRunFinish(),
+            quota: try await QuotaStatus.load(
                 store: store, keyFingerprint: keyFingerprint, settings: settings, dailyLimit: settings.dailyLimit,
                 now: now, days: 1))
     }

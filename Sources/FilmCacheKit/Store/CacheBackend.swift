@@ -103,12 +103,26 @@ public protocol PosterIndex: Sendable {
 /// recorded a negative answer for it) since `plannedAt`. A backend with one writer (SQLite,
 /// under the run lock) grants every ID asked.
 public protocol WorkClaims: Sendable {
-    /// Claims those of `ids` no live lease holds and no run has answered since `plannedAt`, for
-    /// `runID`, for `lease`; returns the IDs granted, in the order asked. Claiming also renews
-    /// every lease `runID` holds.
-    func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError) -> [String]
+    /// Claims those of `ids` no live lease of another run holds and no run has answered since
+    /// `plannedAt`, for `runID`, for `lease`. Claiming also renews every lease `runID` holds, and
+    /// the run's own lease.
+    func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError) -> ClaimOutcome
     /// Ends every lease `runID` holds.
     func releaseClaims(runID: Int) async throws(StoreError)
+}
+
+/// What a claim got: the IDs granted, and those some run has answered since the plan. The IDs
+/// asked and in neither list are held by another live run.
+public struct ClaimOutcome: Sendable, Equatable {
+    /// Granted to the claiming run, in the order asked.
+    public var granted: [String]
+    /// Fetched (or answered not found or failed) by some run since the plan: nothing to do.
+    public var answered: [String]
+
+    public init(granted: [String], answered: [String] = []) {
+        self.granted = granted
+        self.answered = answered
+    }
 }
 
 /// A cache database: everything above, and what it is called.

@@ -26,6 +26,14 @@ public final class SQLiteBackend: CacheBackend {
         queue = DispatchQueue(label: "filmcache.sqlite")
     }
 
+    /// Waits for the queue's last call to return before letting the store go, so the last
+    /// reference to it is dropped here, on the releasing thread, and the file is closed (its last
+    /// close folds the WAL into it) before the process can exit: a call that resumed its waiter
+    /// still holds the store until it returns.
+    deinit {
+        queue.sync {}
+    }
+
     /// Runs `body` on the store's own queue and waits for it without blocking a pool thread.
     private func run<T: Sendable>(_ body: @escaping @Sendable (CacheStore) throws(StoreError) -> T)
         async throws(StoreError) -> T
@@ -39,7 +47,11 @@ public final class SQLiteBackend: CacheBackend {
         return try result.get()
     }
 
-    public func close() async {}
+    /// Waits for every call already handed to the queue to return, so that none still holds the
+    /// store: the last reference then closes the file, whose last close folds the WAL into it.
+    public func close() async {
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    }
 
     public func schemaVersion() async throws(StoreError) -> Int {
         try await run { s throws(StoreError) in try s.schemaVersion() }
@@ -197,8 +209,8 @@ public final class SQLiteBackend: CacheBackend {
 
     /// One warm at a time writes a SQLite file: every ID asked is granted.
     public func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError)
-        -> [String]
-    { ids }
+        -> ClaimOutcome
+    { ClaimOutcome(granted: ids) }
 
     public func releaseClaims(runID: Int) async throws(StoreError) {}
 }

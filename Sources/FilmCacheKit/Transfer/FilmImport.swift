@@ -5,17 +5,17 @@ import Logging
 ///
 /// Each file is read as it streams, its form told by its content (a `{` first: JSON Lines, else
 /// CSV), and its films written in transactions of `batchSize` with the newer `fetched_at` winning
-/// (``CacheStore/importFilms(_:)``). A line that is not a film is a warning naming `file:line`
+/// (``FilmStore/importFilms(_:)``). A line that is not a film is a warning naming `file:line`
 /// and why, and is skipped; nothing stored is lost on bad input. Films are gathered before their
 /// transaction opens, so a slow input never holds the write lock.
 public struct FilmImport {
-    private let store: CacheStore
+    private let store: any FilmStore
     private let lines: FilmLine
     private let logger: Logger
     private let batchSize: Int
 
     /// An import into `store`; OMDb bodies count as fetched `now`.
-    public init(store: CacheStore, now: Date, logger: Logger, batchSize: Int = 1000) {
+    public init(store: any FilmStore, now: Date, logger: Logger, batchSize: Int = 1000) {
         self.store = store
         self.lines = FilmLine(now: now)
         self.logger = logger
@@ -37,14 +37,16 @@ public struct FilmImport {
     }
 
     /// Imports `input`; `progress` is called after each batch with the file's tally so far.
-    public func read(_ input: Input, progress: (ImportTally) -> Void = { _ in }) throws(TransferError) -> ImportTally {
+    public func read(_ input: Input, progress: (ImportTally) -> Void = { _ in }) async throws(TransferError)
+        -> ImportTally
+    {
         let reader = input.reader
         var tally = ImportTally()
         var batch: [IMDBFilm] = []
         batch.reserveCapacity(batchSize)
-        func commit() throws(TransferError) {
+        func commit() async throws(TransferError) {
             do {
-                tally.counts += try store.importFilms(batch)
+                tally.counts += try await store.importFilms(batch)
             } catch {
                 throw .store(error)
             }
@@ -96,14 +98,14 @@ public struct FilmImport {
                     skip(record.line, error.reason)
                     continue
                 }
-                if batch.count >= batchSize { try commit() }
+                if batch.count >= batchSize { try await commit() }
             }
         } catch {
             // What was read before a read error is good: it is kept.
-            if case .cannotRead = error { try commit() }
+            if case .cannotRead = error { try await commit() }
             throw error
         }
-        try commit()
+        try await commit()
         return tally
     }
 

@@ -53,7 +53,7 @@ struct PosterOptions: ParsableArguments {
 
     /// Runs a poster job over `cache` into `store`, its own transport and pace; prints the summary.
     static func run(
-        cache: CacheStore, store: PosterStore, settings: PosterSettings, fetchedSince: Date?, prune: Bool,
+        cache: any PosterIndex, store: PosterStore, settings: PosterSettings, fetchedSince: Date?, prune: Bool,
         stop: WarmStop, logger: Logger, now: @escaping @Sendable () -> Date
     ) async throws(PosterJobError) -> PosterSummary {
         var options = CurlMultiTransport.Options()
@@ -65,7 +65,7 @@ struct PosterOptions: ParsableArguments {
         let job = PosterJob(
             cache: cache, store: store, transport: transport, settings: settings, logger: logger, now: now)
         var summary = try await job.run(fetchedSince: fetchedSince, stop: stop)
-        if prune && !summary.stopped { summary.pruned = try job.prune() }
+        if prune && !summary.stopped { summary.pruned = try await job.prune() }
         print(PosterReport.text(summary, store: store.root))
         return summary
     }

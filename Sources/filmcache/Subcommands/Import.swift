@@ -54,9 +54,9 @@ extension FilmCacheCommand {
                     throw fail(error.description + "; nothing imported", status: ExitStatus.noInput)
                 }
             }
-            let store: CacheStore
+            let store: any CacheBackend
             do {
-                store = try CacheStore(path: database, logger: logger)
+                store = try SQLiteBackend(path: database, logger: logger)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
@@ -69,7 +69,7 @@ extension FilmCacheCommand {
                 var meter = showsProgress ? TransferMeter(total: nil, unit: "lines") : nil
                 let before = total
                 do {
-                    let tally = try importer.read(input) { tally in
+                    let tally = try await importer.read(input) { tally in
                         meter?.show(
                             before.read + tally.read,
                             detail: "  \(input.name): \(tally.films) films, \(tally.bad) bad")

@@ -64,7 +64,7 @@ extension FilmCacheCommand {
             let store = try common.openForReading(logger: logger, job: job)
             let night: NightPlan
             do {
-                night = try NightPlan.make(
+                night = try await NightPlan.make(
                     worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: now)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)

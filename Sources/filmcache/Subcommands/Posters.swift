@@ -54,9 +54,9 @@ extension FilmCacheCommand {
             let store = try PosterOptions.openStore(directory)
             let signals = StopSignals(logger: logger)
             defer { signals.cancel() }
-            let cache: CacheStore
+            let cache: any CacheBackend
             do {
-                cache = try CacheStore(path: database, logger: logger)
+                cache = try SQLiteBackend(path: database, logger: logger)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }

@@ -60,7 +60,7 @@ extension FilmCacheCommand {
             let store = try common.openForReading(logger: logger, job: job)
             let status: QuotaStatus
             do {
-                status = try QuotaStatus.load(
+                status = try await QuotaStatus.load(
                     store: store, keyFingerprint: key, settings: settings,
                     dailyLimit: planning.dailyLimit ?? job?.plan.dailyLimit, now: now)
             } catch {

@@ -51,10 +51,10 @@ extension FilmCacheCommand {
             guard FileManager.default.fileExists(atPath: database) else {
                 throw fail("no cache database at \(database)", status: 1)
             }
-            let store: CacheStore
+            let store: any CacheBackend
             var film: IMDBFilm?
             do {
-                store = try CacheStore(
+                store = try SQLiteBackend(
                     path: database,
                     logger: Logger(label: "filmcache") {
                         var handler = LineLogHandler(label: $0, format: .logfmt)
@@ -62,19 +62,20 @@ extension FilmCacheCommand {
                         return handler
                     },
                     readOnly: true)
-                film = try store.film(imdbID)
-                if film == nil, let target = try store.aliasTarget(of: imdbID) {
+                film = try await store.film(imdbID)
+                if film == nil, let target = try await store.aliasTarget(of: imdbID) {
                     // IMDb merged the asked ID into another title; OMDb answers it with that one.
                     StandardError.write(
                         "filmcache: \(imdbID) is an alias of \(target) (IMDb merged them); showing \(target)")
-                    film = try store.film(target)
+                    film = try await store.film(target)
                 }
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
             guard let film else {
+                let lookup = try? await store.lookup(imdbID)
                 let why =
-                    (try? store.lookup(imdbID)).flatMap { $0 }.map {
+                    lookup.flatMap { $0 }.map {
                         " (\($0.status == .notFound ? "OMDb does not know it" : "last fetch failed"): \($0.message ?? "")"
                             + ")"
                     } ?? ""

@@ -48,7 +48,7 @@ extension FilmCacheCommand {
             let database = try common.database(job: job)
             let stats: CacheStats
             do {
-                stats = try CacheStats.load(
+                stats = try await CacheStats.load(
                     store: store, databasePath: database, settings: settings, worklist: worklist,
                     now: now)
             } catch {

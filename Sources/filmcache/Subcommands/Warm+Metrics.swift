@@ -10,13 +10,13 @@ extension FilmCacheCommand.Warm {
     /// run that would have exited 0 exits 74 instead (docs/METRICS.md).
     @discardableResult
     func writeMetrics(
-        to metricsFile: String?, _ summary: WarmSummary?, status: Int32, _ store: CacheStore,
+        to metricsFile: String?, _ summary: WarmSummary?, status: Int32, _ store: any CacheBackend,
         _ configuration: WarmConfiguration,
         since started: ContinuousClock.Instant, now: @Sendable () -> Date
-    ) -> Bool {
+    ) async -> Bool {
         guard let metricsFile else { return true }
         do {
-            let metrics = try WarmMetrics.read(
+            let metrics = try await WarmMetrics.read(
                 from: store, summary: summary, exitStatus: status, duration: ContinuousClock.now - started,
                 keyFingerprint: configuration.apiKey.fingerprint, settings: configuration.planSettings, now: now())
             try MetricsFile.write(metrics, to: metricsFile)

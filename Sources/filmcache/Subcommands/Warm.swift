@@ -205,9 +205,9 @@ extension FilmCacheCommand {
             }
             defer { lock.release() }
 
-            let store: CacheStore
+            let store: any CacheBackend
             do {
-                store = try CacheStore(path: database, logger: logger)
+                store = try SQLiteBackend(path: database, logger: logger)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
@@ -220,14 +220,14 @@ extension FilmCacheCommand {
                     WarmJob(configuration: configuration, store: store, transport: transport, now: now, logger: logger),
                     stop: signals.stop, logger: logger)
             } catch {
-                writeMetrics(
+                await writeMetrics(
                     to: metricsPath, nil, status: Self.exitStatus(for: error), store, configuration, since: started,
                     now: now)
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
             print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
             var status = Self.exitStatus(for: summary)
-            let metricsWritten = writeMetrics(
+            let metricsWritten = await writeMetrics(
                 to: metricsPath, summary, status: status, store, configuration, since: started, now: now)
             if !metricsWritten && status == 0 { status = ExitStatus.ioError }
             if let posters, Self.fetchesPosters(after: summary.stopReason) {

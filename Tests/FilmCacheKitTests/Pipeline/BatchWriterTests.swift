@@ -18,7 +18,8 @@ struct BatchWriterTests {
         let dir = TemporaryDirectory()
         let store = try CacheStore(path: dir.file("cache.sqlite"), logger: SampleFilms.logger)
         let clock = ManualClock()
-        let writer = BatchWriter(store: store, batchSize: 256, commitInterval: .seconds(1), clock: clock)
+        let writer = BatchWriter(
+            store: SQLiteBackend(store: store), batchSize: 256, commitInterval: .seconds(1), clock: clock)
         try await writer.add(SampleFilms.film("tt0172495"))
         clock.advance(by: .milliseconds(900))
         await writer.tick()
@@ -33,7 +34,8 @@ struct BatchWriterTests {
         let dir = TemporaryDirectory()
         let store = try CacheStore(path: dir.file("cache.sqlite"), logger: SampleFilms.logger)
         let clock = ManualClock()
-        let writer = BatchWriter(store: store, batchSize: 256, commitInterval: .seconds(1), clock: clock)
+        let writer = BatchWriter(
+            store: SQLiteBackend(store: store), batchSize: 256, commitInterval: .seconds(1), clock: clock)
         try await writer.add(SampleFilms.film("tt0172495"))
         clock.advance(by: .seconds(2))
         try await writer.add(SampleFilms.film("tt0120338"))

@@ -20,7 +20,8 @@ import Testing
         configure(&configuration)
         let store = try CacheStore(path: configuration.databasePath, logger: SampleFilms.logger)
         let summary = try await WarmJob(
-            configuration: configuration, store: store, transport: transport, logger: SampleFilms.logger
+            configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
+            logger: SampleFilms.logger
         ).run()
         return (summary, store)
     }

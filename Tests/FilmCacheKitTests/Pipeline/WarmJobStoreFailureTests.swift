@@ -28,7 +28,9 @@ import Testing
         try Self.execute(
             path, "CREATE TRIGGER refuse BEFORE INSERT ON films BEGIN SELECT RAISE(ABORT, 'disk is full'); END")
         let transport = ScriptedTransport { id, _ in ScriptedTransport.film(id) }
-        let job = WarmJob(configuration: configuration, store: store, transport: transport, logger: SampleFilms.logger)
+        let job = WarmJob(
+            configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
+            logger: SampleFilms.logger)
 
         await #expect {
             try await job.run()

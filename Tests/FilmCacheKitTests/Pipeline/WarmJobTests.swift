@@ -19,7 +19,9 @@ import Testing
         configure(&configuration)
         let store = try CacheStore(path: configuration.databasePath, logger: SampleFilms.logger)
         return (
-            WarmJob(configuration: configuration, store: store, transport: transport, logger: SampleFilms.logger), store
+            WarmJob(
+                configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
+                logger: SampleFilms.logger), store
         )
     }
 
@@ -156,7 +158,8 @@ import Testing
         }
         let (plain, store) = try job(Self.ids(5), transport: transport)
         let job = WarmJob(
-            configuration: plain.configuration, store: store, transport: transport, now: { clock.withLock { $0 } },
+            configuration: plain.configuration, store: SQLiteBackend(store: store), transport: transport,
+            now: { clock.withLock { $0 } },
             logger: SampleFilms.logger)
         #expect(try await job.run().stopReason == .limitReached)
         let key = APIKey("test-key-1234")!.fingerprint

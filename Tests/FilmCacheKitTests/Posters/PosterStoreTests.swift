@@ -37,7 +37,7 @@ struct PosterStoreTests {
         #expect(KeyFingerprint.legacy("abc") == "ba78")
     }
 
-    @Test func pruneRemovesUnreferencedOldFilesAndLeftoverTemporariesAndNothingElse() throws {
+    @Test func pruneRemovesUnreferencedOldFilesAndLeftoverTemporariesAndNothingElse() async throws {
         let store = try PosterStore(root: root)
         let (kept, _) = try store.put(Self.image, image: .jpeg)
         let (orphan, _) = try store.put(Self.image + [1], image: .jpeg)
@@ -50,7 +50,7 @@ struct PosterStoreTests {
         for path in [store.path(of: kept.file), store.path(of: orphan.file), temporary, foreign] {
             age(path, seconds: 7200)
         }
-        let result = try store.prune(
+        let result = try await store.prune(
             isReferenced: { $0 == kept.sha256 }, now: Date(), grace: 3600)
         #expect(result.removed == 1 && result.removedBytes == orphan.bytes)
         #expect(result.temporaryRemoved == 1)

@@ -25,12 +25,13 @@ import Testing
     }
 
     /// Metrics for a run with `summary`, the quota read from the fixture database.
-    func metrics(_ summary: WarmSummary?, status: Int32 = 0, lastSuccess: Date? = nil) throws -> WarmMetrics {
+    func metrics(_ summary: WarmSummary?, status: Int32 = 0, lastSuccess: Date? = nil) async throws -> WarmMetrics {
         let store = try ReportFixtures.store(at: dir.file("cache.sqlite"))
         var settings = PlanSettings()
         settings.dailyLimit = 1_000
-        let quota = try QuotaStatus.load(
-            store: store, keyFingerprint: "ab12", settings: settings, dailyLimit: 1_000, now: ReportFixtures.now,
+        let quota = try await QuotaStatus.load(
+            store: SQLiteBackend(store: store), keyFingerprint: "ab12", settings: settings, dailyLimit: 1_000,
+            now: ReportFixtures.now,
             days: 1)
         return WarmMetrics(
             finishedAt: finished, duration: 12.5, exitStatus: status, summary: summary,
@@ -50,8 +51,8 @@ import Testing
         return values
     }
 
-    @Test func theFileIsValidTextFormatWithEveryDocumentedMetric() throws {
-        let text = MetricsFile.render(try metrics(summary()))
+    @Test func theFileIsValidTextFormatWithEveryDocumentedMetric() async throws {
+        let text = MetricsFile.render(try await metrics(summary()))
         let v = try values(text)
         #expect(v["filmcache_last_success_timestamp_seconds"] == finished.timeIntervalSince1970)
         #expect(v["filmcache_last_run_timestamp_seconds"] == finished.timeIntervalSince1970)
@@ -82,11 +83,11 @@ import Testing
         }
     }
 
-    @Test func countersCarryOverFromTheFileTheyReplace() throws {
+    @Test func countersCarryOverFromTheFileTheyReplace() async throws {
         let path = dir.file("filmcache.prom")
-        try MetricsFile.write(try metrics(summary()), to: path)
+        try MetricsFile.write(try await metrics(summary()), to: path)
         try MetricsFile.write(
-            try metrics(summary(film: 10, notFound: 0, failed: 0, retried: 1, limit: 3), status: 75), to: path)
+            try await metrics(summary(film: 10, notFound: 0, failed: 0, retried: 1, limit: 3), status: 75), to: path)
         let v = try values(try String(contentsOfFile: path, encoding: .utf8))
         #expect(v[#"filmcache_calls_total{outcome="film"}"#] == 100)
         #expect(v[#"filmcache_calls_total{outcome="retried"}"#] == 8)
@@ -96,11 +97,11 @@ import Testing
         #expect(v["filmcache_last_run_exit_status"] == 75)
     }
 
-    @Test func aFailedRunKeepsTheCountersAndTheLastSuccessAndOmitsWhatItCannotKnow() throws {
+    @Test func aFailedRunKeepsTheCountersAndTheLastSuccessAndOmitsWhatItCannotKnow() async throws {
         let path = dir.file("filmcache.prom")
-        try MetricsFile.write(try metrics(summary()), to: path)
+        try MetricsFile.write(try await metrics(summary()), to: path)
         let earlier = TestDates.utc(2026, 11, 20, 3)
-        try MetricsFile.write(try metrics(nil, status: 69, lastSuccess: earlier), to: path)
+        try MetricsFile.write(try await metrics(nil, status: 69, lastSuccess: earlier), to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let v = try values(text)
         #expect(v["filmcache_last_run_exit_status"] == 69)
@@ -109,26 +110,27 @@ import Testing
         #expect(!text.contains("filmcache_last_run_calls") && !text.contains("filmcache_plan_"))
     }
 
-    @Test func theLastSuccessIsReadFromTheRunsTable() throws {
+    @Test func theLastSuccessIsReadFromTheRunsTable() async throws {
         let store = try ReportFixtures.store(at: dir.file("cache.sqlite"))
         // The latest completed run finished 2026-11-20 02:10; the later failed and unfinished runs do not count.
-        let m = try WarmMetrics.read(
-            from: store, summary: nil, exitStatus: 69, duration: .seconds(3), keyFingerprint: "ab12",
+        let m = try await WarmMetrics.read(
+            from: SQLiteBackend(store: store), summary: nil, exitStatus: 69, duration: .seconds(3),
+            keyFingerprint: "ab12",
             settings: PlanSettings(), now: ReportFixtures.now)
         #expect(m.lastSuccessAt == TestDates.utc(2026, 11, 20, 2, 10))
         #expect(m.duration == 3 && m.quota?.used == 120)
         let empty = try CacheStore(path: dir.file("empty.sqlite"), logger: SampleFilms.logger)
-        let none = try WarmMetrics.read(
-            from: empty, summary: nil, exitStatus: 0, duration: .zero, keyFingerprint: "ab12",
+        let none = try await WarmMetrics.read(
+            from: SQLiteBackend(store: empty), summary: nil, exitStatus: 0, duration: .zero, keyFingerprint: "ab12",
             settings: PlanSettings(), now: ReportFixtures.now)
         #expect(none.lastSuccessAt == nil)
         #expect(try values(MetricsFile.render(none))["filmcache_last_success_timestamp_seconds"] == 0)
     }
 
-    @Test func theWriteReplacesTheFileAtomicallyAndLeavesNoTemporaryFile() throws {
+    @Test func theWriteReplacesTheFileAtomicallyAndLeavesNoTemporaryFile() async throws {
         let path = dir.file("filmcache.prom")
         try "stale content that is not even metrics\n".write(toFile: path, atomically: false, encoding: .utf8)
-        let metrics = try metrics(summary())
+        let metrics = try await metrics(summary())
         try MetricsFile.write(metrics, to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text == MetricsFile.render(metrics), "garbage in the old file is not carried over")
@@ -138,10 +140,11 @@ import Testing
         #expect(mode.map { $0 & 0o044 } == 0o044, "node_exporter can read it")
     }
 
-    @Test func aWriteIntoAMissingDirectoryFailsWithTheReason() throws {
+    @Test func aWriteIntoAMissingDirectoryFailsWithTheReason() async throws {
         let path = dir.file("no/such/dir/filmcache.prom")
+        let metrics = try await metrics(summary())
         #expect {
-            try MetricsFile.write(try metrics(summary()), to: path)
+            try MetricsFile.write(metrics, to: path)
         } throws: { error in
             "\(error)".contains("cannot write the metrics file \(path)") && "\(error)".contains("No such file")
         }

@@ -10,15 +10,16 @@ import Testing
     /// The status read from a fresh fixture database.
     func status(
         key: String? = nil, zone: String = "UTC", limit: Int? = nil, at now: Date = ReportFixtures.now
-    ) throws -> QuotaStatus {
+    ) async throws -> QuotaStatus {
         let store = try ReportFixtures.store(at: dir.file("cache.sqlite"))
         var settings = PlanSettings()
         settings.quotaTimeZone = TestDates.zone(zone)
-        return try QuotaStatus.load(store: store, keyFingerprint: key, settings: settings, dailyLimit: limit, now: now)
+        return try await QuotaStatus.load(
+            store: SQLiteBackend(store: store), keyFingerprint: key, settings: settings, dailyLimit: limit, now: now)
     }
 
-    @Test func withoutAKeyTheBusiestKeyOfTheDayIsShown() throws {
-        let s = try status()
+    @Test func withoutAKeyTheBusiestKeyOfTheDayIsShown() async throws {
+        let s = try await status()
         #expect(s.keyFingerprint == "ab12" && s.keyInLedger && s.otherKeys == ["cd34"])
         #expect(s.used == 120 && s.budget.limit == 1_000 && s.budget.reserve == 50 && s.left == 830)
         #expect(s.exhaustedAt == nil)
@@ -31,17 +32,17 @@ import Testing
         #expect(s.runs.map(\.outcome) == ["limit-reached", "done", nil], "the window's runs of the key, oldest first")
     }
 
-    @Test func aChosenKeyIsShownEvenWhenTheLedgerDoesNotKnowIt() throws {
-        let other = try status(key: "cd34")
+    @Test func aChosenKeyIsShownEvenWhenTheLedgerDoesNotKnowIt() async throws {
+        let other = try await status(key: "cd34")
         #expect(other.used == 30 && other.otherKeys == ["ab12"] && other.observedResets.isEmpty)
         #expect(other.runs.count == 1 && other.runs[0].completed == false)
-        let unknown = try status(key: "ffff")
+        let unknown = try await status(key: "ffff")
         #expect(!unknown.keyInLedger && unknown.used == 0 && unknown.runs.isEmpty)
         #expect(QuotaReport.text(unknown, database: "c.sqlite").contains("key ffff, not in the ledger yet"))
     }
 
-    @Test func theTextShowsTodayTheChartAndTheRuns() throws {
-        let text = QuotaReport.text(try status(), database: "films.sqlite")
+    @Test func theTextShowsTodayTheChartAndTheRuns() async throws {
+        let text = QuotaReport.text(try await status(), database: "films.sqlite")
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[0] == "filmcache quota → films.sqlite (key ab12; quota day 2026-11-21, UTC)")
         #expect(lines.contains("  used             120  calls counted today, each before it was sent"))
@@ -65,16 +66,16 @@ import Testing
         #expect(!text.contains("2026-10-19T02:00:00Z"), "runs before the window are left out")
     }
 
-    @Test func wallTimesAreInTheQuotaTimeZone() throws {
-        let s = try status(zone: "America/Los_Angeles")
+    @Test func wallTimesAreInTheQuotaTimeZone() async throws {
+        let s = try await status(zone: "America/Los_Angeles")
         #expect(s.today.key == "2026-11-21" && s.nextReset == TestDates.utc(2026, 11, 22, 8))
         let text = QuotaReport.text(s, database: "c.sqlite")
         #expect(text.contains("resets at       2026-11-22 00:00 America/Los_Angeles (in 16h 30m)"))
         #expect(text.contains("16:05 America/Los_Angeles on 2026-11-01 (latest)"))
     }
 
-    @Test func anExhaustedDayLeavesNothingAndSaysWhen() throws {
-        let s = try status(at: TestDates.utc(2026, 11, 1, 19))
+    @Test func anExhaustedDayLeavesNothingAndSaysWhen() async throws {
+        let s = try await status(at: TestDates.utc(2026, 11, 1, 19))
         #expect(s.used == 400 && s.left == 0 && s.exhaustedAt == TestDates.utc(2026, 11, 1, 18))
         #expect(
             QuotaReport.text(s, database: "c.sqlite").contains(
@@ -83,13 +84,13 @@ import Testing
         #expect(prometheus.first { $0.name == "filmcache_quota_exhausted" }?.samples.first?.value == 1)
     }
 
-    @Test func theLimitFlagWinsOverTheLedger() throws {
-        let s = try status(limit: 100_000)
+    @Test func theLimitFlagWinsOverTheLedger() async throws {
+        let s = try await status(limit: 100_000)
         #expect(s.budget.limit == 100_000 && s.budget.reserve == 5_000 && s.left == 100_000 - 5_000 - 120)
     }
 
-    @Test func theJSONCarriesEveryFieldWithNullsForAbsentInstants() throws {
-        let data = Data(QuotaReport.json(try status()).utf8)
+    @Test func theJSONCarriesEveryFieldWithNullsForAbsentInstants() async throws {
+        let data = Data(QuotaReport.json(try await status()).utf8)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         for key in [
             "day", "used", "limit", "reserve", "left", "exhaustedAt", "observedResetAt", "history", "runs", "key",
@@ -115,8 +116,8 @@ import Testing
         #expect(runs.first?["calls"] as? Int == 400 && runs.first?["notFound"] as? Int == 9)
     }
 
-    @Test func thePrometheusFormIsValidAndLabelledWithTheKey() throws {
-        let families = try PrometheusTextParser.parse(QuotaReport.prometheus(try status()))
+    @Test func thePrometheusFormIsValidAndLabelledWithTheKey() async throws {
+        let families = try PrometheusTextParser.parse(QuotaReport.prometheus(try await status()))
         var values: [String: Double] = [:]
         for family in families {
             #expect(family.type == "gauge" && family.help?.isEmpty == false)
@@ -136,10 +137,10 @@ import Testing
                 == TestDates.utc(2026, 11, 2, 0, 5).timeIntervalSince1970)
     }
 
-    @Test func anEmptyLedgerReportsZerosAndNoKey() throws {
+    @Test func anEmptyLedgerReportsZerosAndNoKey() async throws {
         let store = try CacheStore(path: dir.file("empty.sqlite"), logger: SampleFilms.logger)
-        let s = try QuotaStatus.load(
-            store: store, keyFingerprint: nil, settings: PlanSettings(), now: ReportFixtures.now)
+        let s = try await QuotaStatus.load(
+            store: SQLiteBackend(store: store), keyFingerprint: nil, settings: PlanSettings(), now: ReportFixtures.now)
         #expect(s.keyFingerprint == nil && s.used == 0 && s.left == 950 && s.runs.isEmpty)
         let text = QuotaReport.text(s, database: "e.sqlite")
         #expect(text.contains("no key in the ledger yet") && text.contains("none seen yet"))

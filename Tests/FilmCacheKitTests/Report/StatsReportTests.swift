@@ -80,11 +80,12 @@ import Testing
         for (age, bucket) in bounds { #expect(CacheCensus.ageBucket(for: age) == bucket, "\(age)") }
     }
 
-    @Test func theTextShowsSizesTypesFreshnessAgesAndVersions() throws {
+    @Test func theTextShowsSizesTypesFreshnessAgesAndVersions() async throws {
         let store = try store()
         let worklist = Worklist(ids: ["tt1000001", "tt1000005", "tt9999999", "tt0000001"])
-        let stats = try CacheStats.load(
-            store: store, databasePath: dir.file("cache.sqlite"), settings: PlanSettings(), worklist: worklist,
+        let stats = try await CacheStats.load(
+            store: SQLiteBackend(store: store), databasePath: dir.file("cache.sqlite"), settings: PlanSettings(),
+            worklist: worklist,
             now: now)
         #expect(
             stats.databaseExists && stats.databaseBytes > 0 && stats.fileBytes == stats.databaseBytes + stats.walBytes)
@@ -112,9 +113,10 @@ import Testing
             ))
     }
 
-    @Test func theJSONCarriesTheSameCounts() throws {
-        let stats = try CacheStats.load(
-            store: try store(), databasePath: dir.file("cache.sqlite"), settings: PlanSettings(), worklist: nil,
+    @Test func theJSONCarriesTheSameCounts() async throws {
+        let stats = try await CacheStats.load(
+            store: SQLiteBackend(store: try store()), databasePath: dir.file("cache.sqlite"), settings: PlanSettings(),
+            worklist: nil,
             now: now)
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(StatsReport.json(stats).utf8)) as? [String: Any])
@@ -132,10 +134,11 @@ import Testing
         #expect((object["ageClasses"] as? [String: Int]) == ["recent": 3, "standard": 5, "old": 3])
     }
 
-    @Test func anAbsentDatabaseIsAnEmptyCache() throws {
+    @Test func anAbsentDatabaseIsAnEmptyCache() async throws {
         let store = try CacheStore(path: ":memory:", logger: SampleFilms.logger)
-        let stats = try CacheStats.load(
-            store: store, databasePath: dir.file("none.sqlite"), settings: PlanSettings(), worklist: nil, now: now)
+        let stats = try await CacheStats.load(
+            store: SQLiteBackend(store: store), databasePath: dir.file("none.sqlite"), settings: PlanSettings(),
+            worklist: nil, now: now)
         #expect(!stats.databaseExists && stats.fileBytes == 0 && stats.census.films == 0)
         let text = StatsReport.text(stats)
         #expect(text.contains("(no database file yet: an empty cache)"))

@@ -38,7 +38,8 @@ import Testing
         let reader = Reader(path: path)
         reader.start()
         let summary = try await WarmJob(
-            configuration: configuration, store: store, transport: transport, logger: SampleFilms.logger
+            configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
+            logger: SampleFilms.logger
         ).run()
         let seen = reader.stop()
 

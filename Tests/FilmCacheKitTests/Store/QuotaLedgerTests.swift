@@ -20,7 +20,8 @@ import Testing
         let store = try CacheStore(path: dir.file(file), logger: SampleFilms.logger)
         let wall = SteppedWallClock(start)
         let gate = QuotaGate(
-            store: store, key: "ab12", dailyLimit: 100, usable: 95, block: 8, wallClock: { wall.date })
+            store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 100, usable: 95, block: 8,
+            wallClock: { wall.date })
         return (store, gate, wall)
     }
 
@@ -72,10 +73,10 @@ import Testing
             for store in stores {
                 group.addTask {
                     let gate = QuotaGate(
-                        store: store, key: "ab12", dailyLimit: 500, usable: 475, block: 7,
+                        store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 500, usable: 475, block: 7,
                         wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" })
                     var taken = 0
-                    while try gate.acquire() { taken += 1 }
+                    while try await gate.acquire() { taken += 1 }
                     return taken
                 }
             }
@@ -85,55 +86,59 @@ import Testing
         #expect(try stores[0].ledger(key: "ab12", day: "2026-11-21")?.used == 475)
     }
 
-    @Test func gateReturnsUnsentReservations() throws {
+    @Test func gateReturnsUnsentReservations() async throws {
         let store = try CacheStore(path: dir.file("q.sqlite"), logger: SampleFilms.logger)
         let gate = QuotaGate(
-            store: store, key: "ab12", dailyLimit: 100, usable: 95, block: 8,
+            store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 100, usable: 95, block: 8,
             wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" })
-        #expect(try gate.acquire())
-        #expect(try gate.acquire())
+        #expect(try await gate.acquire())
+        #expect(try await gate.acquire())
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8)
-        try gate.finish()
+        try await gate.finish()
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 2)
-        #expect(try gate.acquire() == false)
+        #expect(try await gate.acquire() == false)
     }
 
-    @Test func blocksGrowWhileCallsGoFastAndShrinkWhenTheySlow() throws {
+    @Test func blocksGrowWhileCallsGoFastAndShrinkWhenTheySlow() async throws {
         let store = try CacheStore(path: dir.file("blocks.sqlite"), logger: SampleFilms.logger)
         let start = ContinuousClock.now
         let elapsed = Mutex(Duration.zero)
         let gate = QuotaGate(
-            store: store, key: "ab12", dailyLimit: 10_000, usable: 10_000, block: 8,
+            store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 10_000, usable: 10_000, block: 8,
             wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" },
             now: { start + elapsed.withLock { $0 } })
         /// Takes a whole block `pace` after the last one; returns how many calls the ledger grew by.
-        func block(after pace: Duration) throws -> Int {
+        func block(after pace: Duration) async throws -> Int {
             let before = try store.ledger(key: "ab12", day: "2026-11-21")?.used ?? 0
             elapsed.withLock { $0 += pace }
-            #expect(try gate.acquire())
+            #expect(try await gate.acquire())
             let after = try store.ledger(key: "ab12", day: "2026-11-21")?.used ?? 0
-            for _ in 1..<(after - before) { #expect(try gate.acquire()) }
+            for _ in 1..<(after - before) { #expect(try await gate.acquire()) }
             return after - before
         }
         // Fast: 8, then doubling up to 8 times the cap.
-        #expect(try [0, 10, 10, 10, 10, 10].map { try block(after: .milliseconds($0)) } == [8, 16, 32, 64, 64, 64])
+        var fast: [Int] = []
+        for pace in [0, 10, 10, 10, 10, 10] { fast.append(try await block(after: .milliseconds(pace))) }
+        #expect(fast == [8, 16, 32, 64, 64, 64])
         // A block in between keeps its size; slow ones halve it back to the cap, never below.
-        #expect(try [200, 900, 900, 900, 900].map { try block(after: .milliseconds($0)) } == [64, 32, 16, 8, 8])
-        try gate.finish()
+        var slow: [Int] = []
+        for pace in [200, 900, 900, 900, 900] { slow.append(try await block(after: .milliseconds(pace))) }
+        #expect(slow == [64, 32, 16, 8, 8])
+        try await gate.finish()
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8 + 16 + 32 + 64 * 4 + 32 + 16 + 8 + 8)
     }
 
-    @Test func aGateCrossingMidnightChargesEachCallToTheDayItIsTakenOn() throws {
+    @Test func aGateCrossingMidnightChargesEachCallToTheDayItIsTakenOn() async throws {
         let (store, gate, wall) = try steppedGate("midnight.sqlite", from: TestDates.utc(2026, 11, 21, 23, 59, 58))
-        for _ in 0..<3 { #expect(try gate.acquire()) }
+        for _ in 0..<3 { #expect(try await gate.acquire()) }
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8, "a block reserved before midnight")
         wall.set(TestDates.utc(2026, 11, 22, 0, 0, 1))
-        for _ in 0..<2 { #expect(try gate.acquire()) }
+        for _ in 0..<2 { #expect(try await gate.acquire()) }
         #expect(
             try store.ledger(key: "ab12", day: "2026-11-21")?.used == 3, "the old day keeps only what was sent on it")
         #expect(try store.ledger(key: "ab12", day: "2026-11-22")?.used == 8)
         gate.giveBack()
-        try gate.finish()
+        try await gate.finish()
         #expect(
             try store.ledger(key: "ab12", day: "2026-11-22")?.used == 1, "sent after midnight, minus one never sent")
         #expect(gate.sent == 4)
@@ -165,12 +170,12 @@ import Testing
         #expect(try store.ledger(key: "ab12", day: nextUTC)?.exhaustedAt == TestDates.utc(2026, 11, 22, 7, 0))
     }
 
-    @Test func aGateChargesEachCallToTheMinuteItIsTakenIn() throws {
+    @Test func aGateChargesEachCallToTheMinuteItIsTakenIn() async throws {
         let (store, gate, wall) = try steppedGate("minutes.sqlite", from: TestDates.utc(2026, 11, 21, 10, 0, 30))
-        for _ in 0..<3 { #expect(try gate.acquire()) }
+        for _ in 0..<3 { #expect(try await gate.acquire()) }
         wall.set(TestDates.utc(2026, 11, 21, 10, 1, 5))
-        for _ in 0..<2 { #expect(try gate.acquire()) }
-        try gate.finish()
+        for _ in 0..<2 { #expect(try await gate.acquire()) }
+        try await gate.finish()
         let first = QuotaDay.minute(of: TestDates.utc(2026, 11, 21, 10, 0))
         let byMinute = try store.callsByMinute(key: "ab12")
         #expect(byMinute == [first: 3, first + 1: 2], "\(byMinute)")
