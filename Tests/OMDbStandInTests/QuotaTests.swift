@@ -29,6 +29,20 @@ import Testing
         }
     }
 
+    /// A film served again for the same `i=` to the same key is counted: a cache's wasted call.
+    @Test func aFilmServedAgainToTheSameKeyIsCounted() throws {
+        let film = StandInHarness.firstFilm(of: .movie)
+        try StandInHarness.withServer(keys: ["alpha-key", "beta-key"]) { server, port in
+            let connection = try RawHTTPConnection(port: port)
+            for key in ["alpha-key", "alpha-key", "beta-key", "alpha-key"] {
+                #expect(try connection.get("/?apikey=\(key)&i=\(film.imdbID)").status == 200)
+            }
+            #expect(try connection.get("/?apikey=beta-key&i=tt0000000").status == 200)
+            #expect(try #require(server.counters(forKey: "alpha-key")).filmsServedAgain == 2)
+            #expect(try #require(server.counters(forKey: "beta-key")).filmsServedAgain == 0)
+        }
+    }
+
     /// Daily limit is per key.
     @Test func dailyLimitIsPerKey() throws {
         let film = StandInHarness.firstFilm(of: .movie)

@@ -34,6 +34,8 @@ final class StandInEngine: Sendable {
         var connectionsAccepted = 0
         /// Counters per accepted key.
         var keyCounters: [StandInCounters]
+        /// IDs each accepted key has been served a film for.
+        var servedIDs: [Set<String>]
         /// Quota used per accepted key since the last reset.
         var usedToday: [Int]
         /// Counters of requests without an accepted key.
@@ -49,6 +51,7 @@ final class StandInEngine: Sendable {
             faultGenerator = SplitMix64(seed: behaviour.seed)
             keyCounters = Array(repeating: StandInCounters(), count: keyCount)
             usedToday = Array(repeating: 0, count: keyCount)
+            servedIDs = Array(repeating: [], count: keyCount)
         }
     }
 
@@ -180,7 +183,11 @@ final class StandInEngine: Sendable {
                     delayMilliseconds: delay)
             }
             switch lookup.outcome {
-            case .film: state.keyCounters[index].films += 1
+            case .film:
+                state.keyCounters[index].films += 1
+                if let id = request.query["i"], !state.servedIDs[index].insert(id).inserted {
+                    state.keyCounters[index].filmsServedAgain += 1
+                }
             case .notFound: state.keyCounters[index].notFound += 1
             case .badRequest: state.keyCounters[index].badRequests += 1
             }

@@ -6,6 +6,9 @@ public struct StandInCounters: Sendable, Equatable, Codable {
     public var requests = 0
     /// Film bodies served (200 with `"Response":"True"`).
     public var films = 0
+    /// Film bodies served for an `i=` this key had already been served a film for: calls a
+    /// cache should never have made (several warms sharing one plan fetching the same ID).
+    public var filmsServedAgain = 0
     /// `Incorrect IMDb ID.` / `Movie not found!` answers.
     public var notFound = 0
     /// `Something went wrong.` answers to requests with neither `i` nor `t`.
