@@ -14,11 +14,16 @@ extension JobFile {
         switch key {
         case .worklists: worklists = try reader.paths()
         case .db:
+            if case .string(let text) = reader.entry.value, DatabaseName.isURL(text) {
+                databasePath = try reader.string()
+                break
+            }
             guard case .string(let text) = reader.entry.value, !text.isEmpty, DatabaseName.namesNoFile(text) else {
                 databasePath = try reader.path()
                 break
             }
             throw reader.issue(DatabaseNameError.notAFile(text).description)
+        case .dbPasswordFile: databasePasswordFile = try reader.path()
         case .apiKeyFile: apiKeyFile = try reader.path()
         case .apiKeyEnv: apiKeyVariable = try reader.variableName()
         case .baseURL: fetch.baseURL = try reader.string()
@@ -36,6 +41,7 @@ extension JobFile {
         case .notFoundTTLDays: plan.notFoundTTLDays = try reader.number(in: key)
         case .titleNotFoundTTLDays: plan.titleNotFoundTTLDays = try reader.number(in: key)
         case .maxRuntime: maxRuntime = try reader.duration(in: key)
+        case .claimLease: claimLease = try reader.duration(in: key)
         case .worklistFormat: worklistFormat = try reader.choice(JobKey.worklistFormats)
         case .metricsFile: metricsFile = try reader.path()
         case .logFormat:

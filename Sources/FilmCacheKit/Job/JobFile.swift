@@ -11,8 +11,12 @@ public struct JobFile: Sendable, Equatable {
     public var path: String
     /// Worklist files, absolute (relative ones are resolved against the job file's directory).
     public var worklists: [String]?
-    /// The cache database file, absolute.
+    /// The cache database: a file, absolute, or a PostgreSQL URL as written.
     public var databasePath: String?
+    /// A file holding the PostgreSQL password, absolute.
+    public var databasePasswordFile: String?
+    /// How long IDs a warm claims on a shared cache stay its own without a renewal.
+    public var claimLease: Duration?
     /// A file holding the API key, absolute.
     public var apiKeyFile: String?
     /// The environment variable holding the API key, in place of `OMDB_API_KEY`.

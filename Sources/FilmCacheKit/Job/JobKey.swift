@@ -4,8 +4,10 @@
 public enum JobKey: String, Sendable, CaseIterable, Hashable {
     /// Worklist files; relative paths are resolved against the job file's directory.
     case worklists
-    /// The cache database file.
+    /// The cache database: a file, or a PostgreSQL URL.
     case db
+    /// A file holding the PostgreSQL password.
+    case dbPasswordFile = "db_password_file"
     /// A file holding the API key.
     case apiKeyFile = "api_key_file"
     /// The environment variable holding the API key.
@@ -40,6 +42,8 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case titleNotFoundTTLDays = "title_not_found_ttl_days"
     /// How long a run may take before it stops cleanly.
     case maxRuntime = "max_runtime"
+    /// On a cache several warms share: how long claimed IDs stay a run's without a renewal.
+    case claimLease = "claim_lease"
     /// How worklist files are read.
     case worklistFormat = "worklist_format"
     /// Where to write Prometheus metrics.

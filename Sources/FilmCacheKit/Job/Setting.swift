@@ -49,6 +49,7 @@ extension JobKey {
             SettingRange(0...36_500, unit: " days")
         case .oldAfterYears: SettingRange(0...200, unit: " years")
         case .maxRuntime: SettingRange(1...365 * day, unit: " seconds")
+        case .claimLease: SettingRange(1...day, unit: " seconds")
         case .timeout, .connectTimeout: SettingRange(0.001...day, unit: " seconds")
         case .retryBase, .retryCap, .breakerCoolDown: SettingRange(0...day, unit: " seconds")
         case .maxAttempts: SettingRange(1...100)
@@ -57,7 +58,8 @@ extension JobKey {
         case .posterMaxInFlight: SettingRange(1...256)
         case .posterMaxBytes: SettingRange(1_024...104_857_600, unit: " bytes")
         case .posterRevalidateDays, .posterGoneRetryDays: SettingRange(0...36_500, unit: " days")
-        case .worklists, .db, .apiKeyFile, .apiKeyEnv, .baseURL, .quotaTimezone, .worklistFormat, .metricsFile,
+        case .worklists, .db, .dbPasswordFile, .apiKeyFile, .apiKeyEnv, .baseURL, .quotaTimezone, .worklistFormat,
+            .metricsFile,
             .logFormat, .posterStore:
             nil
         }

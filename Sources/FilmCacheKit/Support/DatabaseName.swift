@@ -32,6 +32,12 @@ public enum DatabaseName {
         return resolved
     }
 
+    /// Whether `value` names a PostgreSQL database (`postgresql://…` or `postgres://…`), not a file.
+    public static func isURL(_ value: String) -> Bool {
+        let lowered = value.lowercased()
+        return lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://")
+    }
+
     /// Whether `path` is empty, `:memory:` or a `file:` URI: SQLite would open no file, or one chosen by the URI.
     public static func namesNoFile(_ path: String) -> Bool {
         path.isEmpty || path == ":memory:" || path.lowercased().hasPrefix("file:")

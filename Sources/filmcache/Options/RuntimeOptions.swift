@@ -15,6 +15,13 @@ struct RuntimeOptions: ParsableArguments {
             valueName: "duration"))
     var maxRuntime: DurationArgument?
 
+    /// How long claimed IDs stay this run's on a shared cache.
+    @Option(
+        help: ArgumentHelp(
+            "On a PostgreSQL cache: how long IDs this warm claims stay its own without a renewal. Default 10m.",
+            discussion: "A killed warm's IDs go to the other warms once it passes.", valueName: "duration"))
+    var claimLease: DurationArgument?
+
     /// Time between progress log lines off a terminal.
     @Option(
         help: ArgumentHelp(
@@ -31,7 +38,9 @@ struct RuntimeOptions: ParsableArguments {
 
     /// Rejects a time limit out of its range and progress intervals too short to read.
     func validate() throws {
-        try SettingFlags.check([.maxRuntime: maxRuntime?.duration.inSeconds])
+        try SettingFlags.check([
+            .maxRuntime: maxRuntime?.duration.inSeconds, .claimLease: claimLease?.duration.inSeconds,
+        ])
         if let progressInterval, progressInterval.duration < .milliseconds(100) {
             throw ValidationError("--progress-interval must be at least 0.1 seconds")
         }

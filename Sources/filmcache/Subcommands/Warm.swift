@@ -183,6 +183,9 @@ extension FilmCacheCommand {
             if let maxRuntime = runtime.maxRuntime?.duration ?? job?.maxRuntime {
                 configuration.maxRuntime = maxRuntime
             }
+            if let claimLease = runtime.claimLease?.duration ?? job?.claimLease {
+                configuration.claimLease = claimLease
+            }
 
             let lock: RunLock
             do {

@@ -11,6 +11,8 @@ import Testing
         # every key
         worklists = ["lists/watchlist.txt", "/etc/filmcache/more.txt"]
         db = "films.sqlite"
+        db_password_file = "secrets/pg.password"
+        claim_lease = "2m"
         api_key_file = "${KEYS:-/etc/filmcache}/omdb.key"
         base_url = "http://127.0.0.1:8089/"
         rate = 2.5
@@ -65,12 +67,20 @@ import Testing
         }
     }
 
+    @Test func aPostgreSQLURLIsKeptAsWrittenNotMadeAPath() throws {
+        let job = try parse("db = \"postgresql://filmcache@db.internal:5432/films?sslmode=require\"")
+        #expect(job.databasePath == "postgresql://filmcache@db.internal:5432/films?sslmode=require")
+        #expect(try parse("db = \"postgres://u@h/d\"").databasePath == "postgres://u@h/d")
+    }
+
     @Test func readsEveryKey() throws {
         let job = try parse(Self.everyKey)
         let day = FreshnessPolicy.day
         #expect(job.worklists == [directory.path + "/lists/watchlist.txt", "/etc/filmcache/more.txt"])
         #expect(job.databasePath == directory.path + "/films.sqlite")
         #expect(job.apiKeyFile == "/etc/filmcache/omdb.key")
+        #expect(job.databasePasswordFile == directory.path + "/secrets/pg.password")
+        #expect(job.claimLease == .seconds(120))
         #expect(job.apiKeyVariable == nil)
         #expect(job.fetch.baseURL == "http://127.0.0.1:8089/")
         #expect(job.posters.store == directory.path + "/posters")
@@ -108,8 +118,8 @@ import Testing
         #expect(job.fetch.breakerCoolDown == .seconds(10))
         #expect(
             Set(job.lines.keys) == Set(JobKey.allCases).subtracting([.apiKeyEnv]), "every key but the exclusive one")
-        #expect(job.lines[.worklists] == 2 && job.lines[.breakerCoolDown] == 30)
-        #expect(job.location(of: .rate) == directory.file("job.toml") + ":6")
+        #expect(job.lines[.worklists] == 2 && job.lines[.breakerCoolDown] == 32)
+        #expect(job.location(of: .rate) == directory.file("job.toml") + ":8")
     }
 
     @Test func anEmptyJobGivesNothing() throws {
