@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -25,7 +26,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        .systemLibrary(name: "CSystem"),
+        .systemLibrary(name: "CFilmCacheSystem"),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -37,7 +38,7 @@ let package = Package(
                 "CCrypto",
                 "CCurl",
                 "CSQLite",
-                "CSystem",
+                "CFilmCacheSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -75,6 +76,22 @@ let package = Package(
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
+        // The PostgreSQL backend; NIO stays out of FilmCacheKit. PostgresScratch runs a throwaway server for tests.
+        .target(
+            name: "FilmCachePostgres",
+            dependencies: [
+                "FilmCacheKit", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "PostgresScratch"),
+        .testTarget(
+            name: "FilmCachePostgresTests",
+            dependencies: [
+                "FilmCachePostgres", "FilmCacheKit", "PostgresScratch", "SplitMix",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["OMDbStandIn", "CSQLite", "SplitMix"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,7 +5,9 @@ set -euo pipefail
 # python3-prometheus-client: the end-to-end tests check the metrics file with the Prometheus project's own parser.
 # libssl-dev: libcrypto's PBKDF2 names API keys in the ledger (a slow keyed hash, never the key).
 # libstdc++-12-dev: TOMLKit (job files) compiles the C++ toml++ library.
-wanted=(libcurl4-openssl-dev libssl-dev libstdc++-12-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client)
+# postgresql: the PostgreSQL 15 server the PostgreSQL backend's tests start a throwaway cluster of (initdb, pg_ctl,
+# psql under /usr/lib/postgresql/15/bin); without it those tests fail, they are never skipped.
+wanted=(libcurl4-openssl-dev libssl-dev libstdc++-12-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client postgresql)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

@@ -1,4 +1,4 @@
-import CSystem
+import CFilmCacheSystem
 import Foundation
 
 /// The content-addressed directory posters are kept in: `ROOT/ab/cd/<sha256>.<ext>`.

@@ -49,7 +49,7 @@ public struct CacheCensus: Sendable, Equatable {
     }
 
     /// Counts one `films` row, judged at `now` by `freshness` as the planner judges it.
-    mutating func add(
+    package mutating func add(
         fetchedAt: Date, age title: TitleAge, type: String?, dataVersion: Int, now: Date, freshness: FreshnessPolicy,
         currentDataVersion: Int
     ) {

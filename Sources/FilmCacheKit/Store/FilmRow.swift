@@ -4,9 +4,9 @@ import Foundation
 ///
 /// List fields are JSON arrays in TEXT columns, queryable with SQLite's
 /// `json_each` (docs/SCHEMA.md shows how); one statement writes a whole film.
-enum FilmRow {
+package enum FilmRow {
     /// The columns in bind order; `imdb_id` first.
-    static let columns = [
+    package static let columns = [
         "imdb_id", "title", "type", "year_start", "year_end", "rated", "released", "runtime_minutes", "genres",
         "directors", "writers", "actors", "languages", "countries", "plot", "awards", "poster_url", "imdb_rating",
         "imdb_votes", "metascore", "ratings", "box_office_usd", "total_seasons", "season", "episode", "series_id",
@@ -14,7 +14,7 @@ enum FilmRow {
     ]
 
     /// The values of `film` in `columns` order.
-    static func values(for film: IMDBFilm) -> [SQLiteValue] {
+    package static func values(for film: IMDBFilm) -> [SQLiteValue] {
         [
             .text(film.imdbID), .optional(film.title), .optional(film.type?.description), .optional(film.yearStart),
             .optional(film.yearEnd), .optional(film.rated), .optional(film.released?.description),
@@ -33,7 +33,7 @@ enum FilmRow {
 
     /// Rebuilds a film from the values of one row, by their index in `columns`: a row of `films`
     /// selected with `columns` (which never fails), or a record of a CSV export, which can.
-    static func film<Row: FilmRowValues>(from row: Row) throws(Row.Failure) -> IMDBFilm {
+    package static func film<Row: FilmRowValues>(from row: Row) throws(Row.Failure) -> IMDBFilm {
         let decoder = JSONDecoder()
         var film = IMDBFilm(
             imdbID: try row.text(0) ?? "", lastFetched: try row.instant(30) ?? .distantPast,
@@ -71,7 +71,7 @@ enum FilmRow {
 }
 
 /// The values of one `films` row by their index in `FilmRow.columns`, `nil` when absent.
-protocol FilmRowValues<Failure> {
+package protocol FilmRowValues<Failure> {
     /// Why a value cannot be read; `Never` for a row SQLite returns.
     associatedtype Failure: Error
     /// The value as text.

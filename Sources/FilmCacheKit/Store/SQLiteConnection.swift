@@ -227,7 +227,7 @@ final class SQLiteStatement {
 }
 
 /// A value bound to a statement parameter.
-enum SQLiteValue {
+package enum SQLiteValue {
     case null
     case integer(Int)
     case real(Double)

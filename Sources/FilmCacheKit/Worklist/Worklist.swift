@@ -79,7 +79,7 @@ public struct Worklist: Sendable, Equatable {
 
     /// Calls `body` with each file's index, its IDs in order (duplicates kept, unpacked one at a
     /// time as they are read, so no file's IDs are held as strings) and its title entries.
-    func forEachFile<E: Error>(
+    package func forEachFile<E: Error>(
         _ body: (Int, LazyMapSequence<Range<Int>, String>, ArraySlice<TitleEntry>) throws(E) -> Void
     ) throws(E) {
         var titleStart = 0

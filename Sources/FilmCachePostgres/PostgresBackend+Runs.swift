@@ -1,0 +1,150 @@
+import FilmCacheKit
+import Foundation
+import PostgresNIO
+
+/// Runs and work claims across hosts: a run holds a lease on its row, renewed as it works, and a
+/// lease on each ID it claimed; a lease that passes marks work no live process holds.
+extension PostgresBackend {
+    /// How long a run's row stays held without renewal, in seconds: past it the run counts as killed.
+    static let runLease = 600.0
+
+    /// Starts a run (see `CacheStore.beginRun`) with an id from the table's identity, unique across
+    /// hosts. Unfinished runs whose lease has passed are closed first as `killed`, with the calls the
+    /// ledger counted for them; another host's live run keeps going.
+    public func beginRun(startedAt: Date, key: String) async throws(StoreError) -> Int {
+        try await transaction { c, logger in
+            try await c.run(
+                """
+                UPDATE runs SET finished_at = \(startedAt.wholeSecond), outcome = 'killed', calls = reserved_calls
+                WHERE finished_at IS NULL AND (lease_until IS NULL OR lease_until < now())
+                """, logger)
+            let rows = try await c.rows(
+                """
+                INSERT INTO runs (started_at, key_fingerprint, lease_until)
+                VALUES (\(startedAt.wholeSecond), \(key), now() + \(Self.runLease) * interval '1 second') RETURNING id
+                """, logger)
+            return try rows.first?.decode(Int.self) ?? 0
+        }
+    }
+
+    public func finishRun(id: Int, summary: WarmSummary, finishedAt: Date, outcome: String) async throws(StoreError) {
+        try await withConnection { c, logger in
+            try await c.run(
+                """
+                UPDATE runs SET finished_at = \(finishedAt.wholeSecond), considered = \(summary.considered),
+                    fresh = \(summary.fresh), fetched = \(summary.fetched), not_found = \(summary.notFound),
+                    failed = \(summary.failed), calls = \(summary.calls), outcome = \(outcome), lease_until = NULL
+                WHERE id = \(id)
+                """, logger)
+        }
+    }
+
+    public func runs(key: String?, since: Date) async throws(StoreError) -> [RunRecord] {
+        try await withConnection { c, logger in
+            try await c.rows(
+                """
+                SELECT id, started_at, finished_at, key_fingerprint, considered, fresh, fetched, not_found, failed,
+                       calls, outcome
+                FROM runs WHERE started_at >= \(since.wholeSecond) AND (\(key)::text IS NULL OR key_fingerprint = \(key))
+                ORDER BY started_at, id
+                """, logger
+            ).map { row in
+                let (
+                    id, started, finished, keyFingerprint, considered, fresh, fetched, notFound, failed, calls, outcome
+                ) =
+                    try row.decode((Int, Date, Date?, String, Int, Int, Int, Int, Int, Int, String?).self)
+                return RunRecord(
+                    id: id, startedAt: started, finishedAt: finished, keyFingerprint: keyFingerprint,
+                    considered: considered, fresh: fresh, fetched: fetched, notFound: notFound, failed: failed,
+                    calls: calls, outcome: outcome)
+            }
+        }
+    }
+
+    public func lastCompletedRunFinish() async throws(StoreError) -> Date? {
+        try await withConnection { c, logger in
+            try await c.rows(
+                "SELECT max(finished_at) FROM runs WHERE outcome = ANY(\(RunRecord.completedOutcomes))", logger
+            ).first?.decode(Date?.self)
+        }
+    }
+
+    // MARK: - WorkClaims
+
+    /// Claims for `runID` those of `ids` no live lease holds and no run answered since `plannedAt`
+    /// (a film fetched, a negative answer or an alias recorded at or after it, to the second), and
+    /// renews every lease `runID` holds and the run's own; the IDs granted, in the order asked.
+    ///
+    /// Rows another claimer holds locked right now are skipped, not waited for (`SKIP LOCKED`): of
+    /// two runs claiming the same IDs at once, each gets those the other did not. New rows go in in
+    /// ID order, so two claimers never wait on each other in a circle; should the server still find
+    /// a deadlock, the claim is tried again.
+    public func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError)
+        -> [String]
+    {
+        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let since = plannedAt.wholeSecond
+        var attempt = 0
+        while true {
+            do {
+                let granted = try await transaction { c, logger in
+                    try await Self.claim(ids, runID: runID, since: since, leaseSeconds: seconds, c, logger)
+                }
+                let set = Set(granted)
+                return ids.filter { set.contains($0) }
+            } catch  where error.isBusy && attempt < 5 {
+                attempt += 1
+            }
+        }
+    }
+
+    /// One claim transaction's statements.
+    private static func claim(
+        _ ids: [String], runID: Int, since: Date, leaseSeconds: Double, _ c: PostgresConnection, _ logger: Logger
+    ) async throws -> [String] {
+        var granted: [String] = []
+        if !ids.isEmpty {
+            try await c.run(
+                """
+                INSERT INTO claims (imdb_id)
+                SELECT DISTINCT id FROM unnest(\(ids)::text[]) AS asked(id) ORDER BY id ON CONFLICT DO NOTHING
+                """, logger)
+            granted = try await c.rows(
+                """
+                WITH free AS (
+                    SELECT c.imdb_id FROM claims AS c
+                    WHERE c.imdb_id = ANY(\(ids)::text[])
+                      AND (c.lease_until IS NULL OR c.lease_until < now() OR c.run_id = \(runID))
+                      AND NOT EXISTS (SELECT 1 FROM films AS f WHERE f.imdb_id = c.imdb_id AND f.fetched_at >= \(since))
+                      AND NOT EXISTS (SELECT 1 FROM lookups AS l
+                                      WHERE l.imdb_id = c.imdb_id AND l.last_attempt_at >= \(since))
+                      AND NOT EXISTS (SELECT 1 FROM aliases AS a
+                                      WHERE a.asked_id = c.imdb_id AND a.recorded_at >= \(since))
+                    ORDER BY c.imdb_id
+                    FOR UPDATE OF c SKIP LOCKED)
+                UPDATE claims SET run_id = \(runID), lease_until = now() + \(leaseSeconds) * interval '1 second'
+                FROM free WHERE claims.imdb_id = free.imdb_id
+                RETURNING claims.imdb_id
+                """, logger
+            ).map { try $0.decode(String.self) }
+        }
+        try await c.run(
+            """
+            UPDATE claims SET lease_until = now() + \(leaseSeconds) * interval '1 second'
+            WHERE run_id = \(runID) AND NOT (imdb_id = ANY(\(granted)::text[]))
+            """, logger)
+        try await c.run(
+            """
+            UPDATE runs SET lease_until = greatest(lease_until, now() + \(runLease) * interval '1 second')
+            WHERE id = \(runID) AND finished_at IS NULL
+            """, logger)
+        return granted
+    }
+
+    /// Ends every lease `runID` holds: its unfetched IDs go to the next claimer.
+    public func releaseClaims(runID: Int) async throws(StoreError) {
+        try await withConnection { c, logger in
+            try await c.run("DELETE FROM claims WHERE run_id = \(runID)", logger)
+        }
+    }
+}

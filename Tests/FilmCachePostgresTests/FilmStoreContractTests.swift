@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+
+@testable import FilmCacheKit
+
+/// The contract of a backend, part one: films, negative answers, aliases, import and paging,
+/// through the protocols only, on every backend.
+@Suite struct FilmStoreContractTests {
+    let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    @Test(arguments: BackendKind.allCases)
+    func anUpsertedFilmReadsBackIdentically(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            let film = SampleFilms.film("tt0172495")
+            try await db.write(WriteBatch(films: [film]))
+            #expect(try await db.film("tt0172495") == film)
+            #expect(try await db.film("tt9999999") == nil)
+
+            var updated = film
+            updated.title = "Gladiator (Extended)"
+            updated.genres = ["Drama"]
+            updated.ratings = []
+            updated.boxOfficeUSD = nil
+            updated.released = nil
+            updated.lastFetched = now + 0.75
+            try await db.write(WriteBatch(films: [updated]))
+            var expected = updated
+            expected.lastFetched = now  // instants are kept to the second, truncated
+            #expect(try await db.film("tt0172495") == expected)
+            #expect(try await db.filmCount() == 1)
+        }
+    }
+
+    @Test(arguments: BackendKind.allCases)
+    func aSparseFilmReadsBackWithItsAbsentValuesAbsent(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            var film = IMDBFilm(
+                imdbID: "tt0000042", lastFetched: now, dataVersion: 3, rawJSON: #"{"Response":"True","Title":"x"}"#)
+            film.title = "x"
+            try await db.write(WriteBatch(films: [film]))
+            #expect(try await db.film("tt0000042") == film)
+        }
+    }
+
+    @Test(arguments: BackendKind.allCases)
+    func aFilmClearsItsNegativeEntryAndRepeatedFailuresCount(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            let miss = LookupRecord(
+                imdbID: "tt0000001", status: .failed, message: "HTTP 503", httpStatus: 503, attemptedAt: now,
+                nextAttemptAt: now + 3600)
+            try await db.write(WriteBatch(lookups: [miss]))
+            try await db.write(WriteBatch(lookups: [miss]))
+            let entry = try #require(try await db.lookup("tt0000001"))
+            #expect(entry.attempts == 2 && entry.status == .failed && entry.message == "HTTP 503")
+            #expect(entry.httpStatus == 503 && entry.lastAttemptAt == now && entry.nextAttemptAt == now + 3600)
+            try await db.write(WriteBatch(films: [SampleFilms.film("tt0000001")]))
+            #expect(try await db.lookup("tt0000001") == nil)
+        }
+    }
+
+    @Test(arguments: BackendKind.allCases)
+    func anAliasIsFollowedClearsTheAskedIDsMissAndGoesWhenTheFilmAnswersForItself(_ kind: BackendKind)
+        async throws
+    {
+        try await kind.withBackend { db, _ in
+            let miss = LookupRecord(
+                imdbID: "tt0000002", status: .notFound, message: "Incorrect IMDb ID.", httpStatus: 200,
+                attemptedAt: now, nextAttemptAt: now + 86_400)
+            try await db.write(WriteBatch(lookups: [miss]))
+            try await db.write(
+                WriteBatch(
+                    films: [SampleFilms.film("tt0000009")],
+                    aliases: [FilmAlias(askedID: "tt0000002", imdbID: "tt0000009", recordedAt: now)]))
+            #expect(try await db.aliasTarget(of: "tt0000002") == "tt0000009")
+            #expect(try await db.lookup("tt0000002") == nil)
+            let states = try await db.states(of: ["tt0000002"])
+            #expect(states.first?.fetchedAt == now, "the plan reads the film the alias points to")
+            try await db.write(WriteBatch(films: [SampleFilms.film("tt0000002")]))
+            #expect(try await db.aliasTarget(of: "tt0000002") == nil)
+        }
+    }
+
+    @Test(arguments: BackendKind.allCases)
+    func statesComeBackInWorklistOrderWithWhatTheCacheKnows(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            var old = SampleFilms.film("tt0000002", fetchedAt: now)
+            old.dataVersion = 1
+            old.type = .series
+            old.yearEnd = nil
+            try await db.write(
+                WriteBatch(
+                    films: [old],
+                    lookups: [
+                        LookupRecord(
+                            imdbID: "tt0000003", status: .notFound, message: "Incorrect IMDb ID.", httpStatus: 200,
+                            attemptedAt: now, nextAttemptAt: now + 86_400)
+                    ]))
+            let states = try await db.states(of: ["tt0000003", "tt0000001", "tt0000002", "tt0000001"])
+            #expect(states.map(\.imdbID) == ["tt0000003", "tt0000001", "tt0000002"])
+            #expect(states[0].lookupStatus == .notFound && states[0].nextAttemptAt == now + 86_400)
+            #expect(states[0].lookupAttempts == 1 && states[0].age == nil)
+            #expect(states[1] == CachedState(imdbID: "tt0000001"))
+            #expect(states[2].fetchedAt == now && states[2].dataVersion == 1)
+            #expect(
+                states[2].age
+                    == TitleAge(type: "series", yearStart: 2000, yearEnd: nil, released: "2000-05-05"))
+            #expect(try await db.states(of: ["tt0000002"]).count == 1, "each read sees only its own IDs")
+        }
+    }
+
+    @Test(arguments: BackendKind.allCases)
+    func importKeepsTheNewerFilmAndClearsWhatALandedFilmAnswers(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            try await db.write(
+                WriteBatch(
+                    films: [
+                        SampleFilms.film("tt0000001", title: "Cached, older", fetchedAt: now),
+                        SampleFilms.film("tt0000002", title: "Cached, newer", fetchedAt: now + 100),
+                    ],
+                    lookups: [
+                        LookupRecord(
+                            imdbID: "tt0000003", status: .failed, message: nil, httpStatus: nil, attemptedAt: now,
+                            nextAttemptAt: now + 60)
+                    ]))
+            let counts = try await db.importFilms([
+                SampleFilms.film("tt0000001", title: "Imported, newer", fetchedAt: now + 50),
+                SampleFilms.film("tt0000002", title: "Imported, older", fetchedAt: now + 50),
+                SampleFilms.film("tt0000003", title: "Imported, new", fetchedAt: now),
+                SampleFilms.film("tt0000003", title: "Imported twice, same age", fetchedAt: now + 0.5),
+            ])
+            var expected = ImportCounts()
+            expected.added = 1
+            expected.updated = 1
+            expected.kept = 2
+            #expect(counts == expected)
+            #expect(try await db.film("tt0000001")?.title == "Imported, newer")
+            #expect(try await db.film("tt0000002")?.title == "Cached, newer")
+            #expect(try await db.film("tt0000003")?.title == "Imported, new")
+            #expect(try await db.lookup("tt0000003") == nil)
+            let again = try await db.importFilms([SampleFilms.film("tt0000001", title: "x", fetchedAt: now + 50)])
+            #expect(again.kept == 1 && again.added == 0 && again.updated == 0)
+        }
+    }
+
+    @Test(arguments: BackendKind.allCases)
+    func filmsPageInIDOrderAfterAnIDAndSinceAnInstant(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            let ids = ["tt0000003", "tt00000010", "tt0000001", "tt1000000", "tt0000002"]
+            try await db.write(
+                WriteBatch(
+                    films: ids.enumerated().map { index, id in
+                        SampleFilms.film(id, fetchedAt: now + Double(index) * 60)
+                    }))
+            var seen: [String] = []
+            var after = ""
+            while true {
+                let page = try await db.films(after: after, limit: 2, since: nil)
+                guard let last = page.last else { break }
+                seen += page.map(\.imdbID)
+                after = last.imdbID
+            }
+            #expect(seen == ids.sorted(), "byte order, as SQLite sorts text")
+            let recent = try await db.films(after: "", limit: 10, since: now + 120)
+            #expect(recent.map(\.imdbID) == ["tt0000001", "tt0000002", "tt1000000"])
+            #expect(try await db.films(after: "tt1000000", limit: 10, since: nil).isEmpty)
+        }
+    }
+}

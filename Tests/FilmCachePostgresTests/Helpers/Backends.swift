@@ -1,0 +1,90 @@
+import FilmCachePostgres
+import Foundation
+import Logging
+import PostgresScratch
+
+@testable import FilmCacheKit
+
+/// The backends the contract suite runs over: every contract test runs once on each.
+enum BackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var description: String { rawValue }
+
+    /// Runs `body` with a new, empty database of this kind, closed after.
+    func withBackend<T: Sendable>(_ body: (any CacheBackend, BackendHooks) async throws -> T) async throws -> T {
+        switch self {
+        case .sqlite:
+            let directory = TemporaryDirectory()
+            let backend = try SQLiteBackend(path: directory.file("cache.sqlite"), logger: SampleFilms.logger)
+            defer { _ = directory }
+            return try await body(backend, BackendHooks(expireRunLeases: {}))
+        case .postgres:
+            let database = try Scratch.database()
+            return try await PostgresBackend.withBackend(
+                database.location, password: database.server.password, logger: SampleFilms.logger
+            ) { backend in
+                try await body(backend, BackendHooks(expireRunLeases: { try database.expireRunLeases() }))
+            }
+        }
+    }
+}
+
+/// What a contract test does to a backend from outside: what a host that died would leave behind.
+struct BackendHooks: Sendable {
+    /// Makes every unfinished run's lease pass, as when the processes holding them were killed
+    /// (SQLite needs nothing: its run lock already says no other warm is going).
+    var expireRunLeases: @Sendable () throws -> Void
+}
+
+/// The scratch PostgreSQL server of this test process and its databases.
+enum Scratch {
+    /// A new empty database on the shared scratch server.
+    static func database() throws -> ScratchDatabase {
+        let server = try ScratchPostgres.shared()
+        return ScratchDatabase(server: server, name: try server.createDatabase())
+    }
+}
+
+/// One database on a scratch server.
+struct ScratchDatabase: Sendable {
+    let server: ScratchPostgres
+    let name: String
+
+    /// The database's location, as `--db` would name it.
+    var location: PostgresLocation {
+        guard case .postgres(let location) = try! DatabaseLocation(parsing: server.url(database: name)) else {
+            fatalError("a scratch URL is a PostgreSQL URL")
+        }
+        return location
+    }
+
+    /// Runs `statement` as the superuser in this database.
+    @discardableResult
+    func sql(_ statement: String) throws -> String { try server.sql(statement, database: name) }
+
+    /// Makes every unfinished run's lease pass.
+    func expireRunLeases() throws {
+        try sql("UPDATE runs SET lease_until = now() - interval '1 second' WHERE finished_at IS NULL")
+    }
+
+    /// Opens the database, runs `body` and closes it.
+    func withBackend<T: Sendable>(readOnly: Bool = false, _ body: (PostgresBackend) async throws -> T) async throws
+        -> T
+    {
+        try await PostgresBackend.withBackend(
+            location, password: server.password, logger: SampleFilms.logger, readOnly: readOnly, body)
+    }
+}
+
+/// A quota day in UTC by its key.
+func day(_ key: String) -> QuotaDay { QuotaDay(key: key)! }
+
+/// An instant in UTC.
+func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+    return calendar.date(
+        from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))!
+}

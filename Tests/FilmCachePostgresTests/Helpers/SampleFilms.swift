@@ -1,0 +1,1 @@
+../../FilmCacheKitTests/Helpers/SampleFilms.swift
