@@ -80,18 +80,21 @@ extension PostgresBackend {
     /// ID order, so two claimers never wait on each other in a circle; should the server still find
     /// a deadlock, the claim is tried again.
     public func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError)
-        -> [String]
+        -> ClaimOutcome
     {
         let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
         let since = plannedAt.wholeSecond
         var attempt = 0
         while true {
             do {
-                let granted = try await transaction { c, logger in
+                let (granted, answered) = try await transaction { c, logger in
                     try await Self.claim(ids, runID: runID, since: since, leaseSeconds: seconds, c, logger)
                 }
-                let set = Set(granted)
-                return ids.filter { set.contains($0) }
+                let grantedSet = Set(granted)
+                let answeredSet = Set(answered)
+                return ClaimOutcome(
+                    granted: ids.filter { grantedSet.contains($0) },
+                    answered: ids.filter { answeredSet.contains($0) && !grantedSet.contains($0) })
             } catch  where error.isBusy && attempt < 5 {
                 attempt += 1
             }
@@ -101,8 +104,9 @@ extension PostgresBackend {
     /// One claim transaction's statements.
     private static func claim(
         _ ids: [String], runID: Int, since: Date, leaseSeconds: Double, _ c: PostgresConnection, _ logger: Logger
-    ) async throws -> [String] {
+    ) async throws -> (granted: [String], answered: [String]) {
         var granted: [String] = []
+        var answered: [String] = []
         if !ids.isEmpty {
             try await c.run(
                 """
@@ -127,6 +131,14 @@ extension PostgresBackend {
                 RETURNING claims.imdb_id
                 """, logger
             ).map { try $0.decode(String.self) }
+            answered = try await c.rows(
+                """
+                SELECT id FROM unnest(\(ids)::text[]) AS asked(id)
+                WHERE EXISTS (SELECT 1 FROM films AS f WHERE f.imdb_id = asked.id AND f.fetched_at >= \(since))
+                   OR EXISTS (SELECT 1 FROM lookups AS l WHERE l.imdb_id = asked.id AND l.last_attempt_at >= \(since))
+                   OR EXISTS (SELECT 1 FROM aliases AS a WHERE a.asked_id = asked.id AND a.recorded_at >= \(since))
+                """, logger
+            ).map { try $0.decode(String.self) }
         }
         try await c.run(
             """
@@ -138,7 +150,7 @@ extension PostgresBackend {
             UPDATE runs SET lease_until = greatest(lease_until, now() + \(runLease) * interval '1 second')
             WHERE id = \(runID) AND finished_at IS NULL
             """, logger)
-        return granted
+        return (granted, answered)
     }
 
     /// Ends every lease `runID` holds: its unfetched IDs go to the next claimer.
