@@ -46,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "filmcache",
             dependencies: [
-                "FilmCacheKit",
+                "FilmCacheKit", "FilmCachePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -92,7 +92,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["OMDbStandIn", "CSQLite", "SplitMix"], exclude: ["Golden"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["OMDbStandIn", "CSQLite", "SplitMix", "PostgresScratch"],
+            exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

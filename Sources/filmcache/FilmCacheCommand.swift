@@ -34,21 +34,23 @@ struct FilmCacheCommand: AsyncParsableCommand {
 struct CommonOptions: ParsableArguments {
     @Option(
         name: .customLong("db"),
-        help: "The cache database file. Default filmcache.sqlite, or the db of a --job file.")
+        help: ArgumentHelp(
+            "The cache database: a file, or postgresql://USER@HOST:PORT/DBNAME. Default filmcache.sqlite, or the db"
+                + " of a --job file.",
+            discussion: "The PostgreSQL password comes from PGPASSWORD, ~/.pgpass or the job's db_password_file."))
     var databasePath: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
 
-    /// The cache for a command that only reads it: an absent file counts as an empty cache and is not created.
-    func openForReading(logger: Logger, job: JobFile? = nil) throws -> any CacheBackend {
-        let databasePath = try database(job: job)
-        let exists = FileManager.default.fileExists(atPath: databasePath)
-        do {
-            return try SQLiteBackend(path: exists ? databasePath : ":memory:", logger: logger, readOnly: exists)
-        } catch {
-            throw fail(error.description, status: ExitStatus.ioError)
+    /// The cache for a command that only reads it: an absent file counts as an empty cache and is
+    /// not created; a PostgreSQL database is never created or migrated.
+    func openForReading(logger: Logger, job: JobFile? = nil) async throws -> any CacheBackend {
+        let location = try location(job: job)
+        if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            return try await open(.sqlite(path: ":memory:"), job: job, logger: logger)
         }
+        return try await open(location, job: job, logger: logger, readOnly: true)
     }
 
     /// The database to use, by its one name (``DatabaseName``): `--db`, else the job file's `db`,
@@ -57,14 +59,7 @@ struct CommonOptions: ParsableArguments {
     /// A path that names no file is exit 64 on `--db` and 78 in a job file; other names
     /// (more hard links, a dangling symlink) are exit 78.
     func database(job: JobFile? = nil) throws -> String {
-        let path = databasePath ?? job?.databasePath ?? "filmcache.sqlite"
-        do {
-            return try DatabaseName.resolve(path)
-        } catch {
-            let onFlag = databasePath != nil
-            if case .notAFile = error, onFlag { throw fail("--db: \(error.description)", status: ExitStatus.usage) }
-            throw fail(error.description, status: ExitStatus.configuration)
-        }
+        try Self.database(flag: databasePath, job: job)
     }
 
     /// The log line format; `nil` picks by whether standard error is a terminal.

@@ -41,7 +41,11 @@ extension FilmCacheCommand {
         var noProgress = false
 
         func run() async throws {
-            let database = try common.database()
+            guard case .sqlite(let database) = try common.location() else {
+                throw fail(
+                    "export reads a SQLite cache file; a PostgreSQL cache is dumped with pg_dump",
+                    status: ExitStatus.usage)
+            }
             guard FileManager.default.fileExists(atPath: database) else {
                 throw fail("no cache database at \(LogText.escaped(database))", status: ExitStatus.noInput)
             }

@@ -44,7 +44,8 @@ extension FilmCacheCommand {
 
         func run() async throws {
             let logger = try common.makeLogger()
-            let database = try common.database()
+            let location = try common.location()
+            let database = location.displayName
             let now = try ReferenceTime.now()
             var inputs: [FilmImport.Input] = []
             for file in files {
@@ -54,12 +55,7 @@ extension FilmCacheCommand {
                     throw fail(error.description + "; nothing imported", status: ExitStatus.noInput)
                 }
             }
-            let store: any CacheBackend
-            do {
-                store = try SQLiteBackend(path: database, logger: logger)
-            } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
-            }
+            let store = try await common.open(location, job: nil, logger: logger)
             let importer = FilmImport(store: store, now: now, logger: logger)
             let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal
             var total = ImportTally()
@@ -83,6 +79,7 @@ extension FilmCacheCommand {
                 }
             }
             TerminalStatusLine.standardError.clear()
+            await store.close()
             print(ImportReport.text(total, files: inputs.count, database: database))
             if !empty.isEmpty {
                 throw fail(

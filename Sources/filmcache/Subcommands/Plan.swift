@@ -61,7 +61,7 @@ extension FilmCacheCommand {
             worklist = try worklistFormat.read(worklists, job: job)
             worklist.log(to: logger)
             let settings = planning.settings(job: job)
-            let store = try common.openForReading(logger: logger, job: job)
+            let store = try await common.openForReading(logger: logger, job: job)
             let night: NightPlan
             do {
                 night = try await NightPlan.make(
@@ -72,7 +72,9 @@ extension FilmCacheCommand {
             if json {
                 print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids))
             } else {
-                print(PlanReport.text(night, keyFingerprint: fingerprint, database: try common.database(job: job)))
+                print(
+                    PlanReport.text(
+                        night, keyFingerprint: fingerprint, database: try common.location(job: job).displayName))
             }
         }
     }

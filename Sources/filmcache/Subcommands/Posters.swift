@@ -46,20 +46,15 @@ extension FilmCacheCommand {
                 throw fail(
                     "name the poster store with --store DIR (or poster_store in a job file)", status: ExitStatus.usage)
             }
-            let database = try common.database(job: job)
-            guard FileManager.default.fileExists(atPath: database) else {
+            let location = try common.location(job: job)
+            if case .sqlite(let database) = location, !FileManager.default.fileExists(atPath: database) {
                 throw fail("no cache database at \(database)", status: ExitStatus.noInput)
             }
             let now = try ReferenceTime.clock()
             let store = try PosterOptions.openStore(directory)
             let signals = StopSignals(logger: logger)
             defer { signals.cancel() }
-            let cache: any CacheBackend
-            do {
-                cache = try SQLiteBackend(path: database, logger: logger)
-            } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
-            }
+            let cache = try await common.open(location, job: job, logger: logger)
             let summary: PosterSummary
             do {
                 summary = try await PosterOptions.run(
@@ -68,6 +63,7 @@ extension FilmCacheCommand {
             } catch {
                 throw fail(error.description, status: PosterOptions.exitStatus(for: error))
             }
+            await cache.close()
             let status = PosterOptions.exitStatus(for: summary)
             if status != 0 { throw ExitCode(status) }
         }

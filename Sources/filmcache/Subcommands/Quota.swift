@@ -57,7 +57,7 @@ extension FilmCacheCommand {
             let key = try fingerprint?.lowercased() ?? keyFingerprint(file: apiKeyFile, job: job)
             let now = try ReferenceTime.now()
             let settings = planning.settings(job: job)
-            let store = try common.openForReading(logger: logger, job: job)
+            let store = try await common.openForReading(logger: logger, job: job)
             let status: QuotaStatus
             do {
                 status = try await QuotaStatus.load(
@@ -79,7 +79,7 @@ extension FilmCacheCommand {
             } else if prometheus {
                 print(QuotaReport.prometheus(status), terminator: "")
             } else {
-                print(QuotaReport.text(status, database: try common.database(job: job)))
+                print(QuotaReport.text(status, database: try common.location(job: job).displayName))
             }
         }
     }

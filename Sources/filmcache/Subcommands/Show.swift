@@ -41,27 +41,18 @@ extension FilmCacheCommand {
 
         func run() async throws {
             let imdbID = imdbID
-            let database: String
-            do {
-                database = try DatabaseName.resolve(databasePath)
-            } catch {
-                if case .notAFile = error { throw fail("--db: \(error.description)", status: ExitStatus.usage) }
-                throw fail(error.description, status: ExitStatus.configuration)
-            }
-            guard FileManager.default.fileExists(atPath: database) else {
+            let location = try CommonOptions.location(flag: databasePath, job: nil)
+            if case .sqlite(let database) = location, !FileManager.default.fileExists(atPath: database) {
                 throw fail("no cache database at \(database)", status: 1)
             }
-            let store: any CacheBackend
+            let logger = Logger(label: "filmcache") {
+                var handler = LineLogHandler(label: $0, format: .logfmt)
+                handler.logLevel = logLevel
+                return handler
+            }
+            let store = try await CommonOptions.open(location, job: nil, logger: logger, readOnly: true)
             var film: IMDBFilm?
             do {
-                store = try SQLiteBackend(
-                    path: database,
-                    logger: Logger(label: "filmcache") {
-                        var handler = LineLogHandler(label: $0, format: .logfmt)
-                        handler.logLevel = logLevel
-                        return handler
-                    },
-                    readOnly: true)
                 film = try await store.film(imdbID)
                 if film == nil, let target = try await store.aliasTarget(of: imdbID) {
                     // IMDb merged the asked ID into another title; OMDb answers it with that one.
@@ -70,7 +61,7 @@ extension FilmCacheCommand {
                     film = try await store.film(target)
                 }
             } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
+                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
             guard let film else {
                 let lookup = try? await store.lookup(imdbID)

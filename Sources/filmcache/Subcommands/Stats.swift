@@ -44,8 +44,8 @@ extension FilmCacheCommand {
                 worklist?.log(to: logger)
             }
             let settings = planning.settings(job: job)
-            let store = try common.openForReading(logger: logger, job: job)
-            let database = try common.database(job: job)
+            let store = try await common.openForReading(logger: logger, job: job)
+            let database = try common.location(job: job).displayName
             let stats: CacheStats
             do {
                 stats = try await CacheStats.load(

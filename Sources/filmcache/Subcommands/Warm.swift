@@ -141,7 +141,8 @@ extension FilmCacheCommand {
             let job = try jobOptions.load()
             let logger = try common.makeLogger(job: job)
             let worklists = try JobOptions.worklists(arguments: worklists, job: job)
-            let database = try common.database(job: job)
+            let location = try common.location(job: job)
+            let database = location.displayName
             let signals = StopSignals(logger: logger)
             defer { signals.cancel() }
             let started = ContinuousClock.now
@@ -187,13 +188,17 @@ extension FilmCacheCommand {
                 configuration.claimLease = claimLease
             }
 
-            let lock: RunLock
+            // One warm at a time on a file; warms on a PostgreSQL cache share its plan instead.
+            var lock: RunLock?
             do {
-                lock = try RunLock.acquire(forDatabase: database, wait: wait) { holder in
-                    let who = holder.map { "pid \($0)" } ?? "pid unknown"
-                    logger.notice("another warm holds \(RunLock.path(forDatabase: database)) (\(who)); waiting for it")
-                } giveUp: {
-                    signals.stop.isRequested
+                if case .sqlite(let database) = location {
+                    lock = try RunLock.acquire(forDatabase: database, wait: wait) { holder in
+                        let who = holder.map { "pid \($0)" } ?? "pid unknown"
+                        logger.notice(
+                            "another warm holds \(RunLock.path(forDatabase: database)) (\(who)); waiting for it")
+                    } giveUp: {
+                        signals.stop.isRequested
+                    }
                 }
             } catch .gaveUp(let path) {
                 throw fail(RunLockError.gaveUp(path: path).description, status: ExitStatus.tryAgainLater)
@@ -206,14 +211,9 @@ extension FilmCacheCommand {
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
-            defer { lock.release() }
+            defer { lock?.release() }
 
-            let store: any CacheBackend
-            do {
-                store = try SQLiteBackend(path: database, logger: logger)
-            } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
-            }
+            let store = try await common.open(location, job: job, logger: logger)
             let transport = CurlMultiTransport(options: options)
             defer { transport.shutdown() }
 
@@ -226,6 +226,7 @@ extension FilmCacheCommand {
                 await writeMetrics(
                     to: metricsPath, nil, status: Self.exitStatus(for: error), store, configuration, since: started,
                     now: now)
+                await store.close()
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
             print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
@@ -244,6 +245,7 @@ extension FilmCacheCommand {
                     if status == 0 { status = PosterOptions.exitStatus(for: error) }
                 }
             }
+            await store.close()
             switch summary.stopReason {
             case .notOMDb?:
                 throw fail(
@@ -281,7 +283,7 @@ extension FilmCacheCommand {
             switch error {
             case .invalidKey: ExitStatus.configuration
             case .worklist: ExitStatus.dataError
-            case .store: ExitStatus.ioError
+            case .store(let error): CommonOptions.exitStatus(for: error)
             case .unreachable: ExitStatus.unavailable
             }
         }

@@ -1,0 +1,90 @@
+import FilmCacheKit
+import FilmCachePostgres
+import Foundation
+import Logging
+
+extension CommonOptions {
+    /// The database `--db` names, else the job file's `db`, else `filmcache.sqlite`: a PostgreSQL
+    /// URL (`postgresql://USER@HOST:PORT/DBNAME`), or a file by its one name (``database(job:)``).
+    ///
+    /// A URL that holds a password or cannot be read is exit 64 on `--db` and 78 in a job file;
+    /// the message never shows the password.
+    func location(job: JobFile? = nil) throws -> DatabaseLocation {
+        try Self.location(flag: databasePath, job: job)
+    }
+
+    /// The database `flag` (`--db`) names, else the job file's `db`, else `filmcache.sqlite`.
+    static func location(flag: String?, job: JobFile?) throws -> DatabaseLocation {
+        let value = flag ?? job?.databasePath ?? "filmcache.sqlite"
+        guard DatabaseName.isURL(value) else { return .sqlite(path: try database(flag: flag, job: job)) }
+        do {
+            return try DatabaseLocation(parsing: value)
+        } catch {
+            if flag != nil { throw fail("--db: \(error.description)", status: ExitStatus.usage) }
+            throw fail("db in \(job?.path ?? "the job file"): \(error.description)", status: ExitStatus.configuration)
+        }
+    }
+
+    /// The database file `flag` names, else the job file's `db`, else `filmcache.sqlite` in the
+    /// working directory, by its one name (``DatabaseName``).
+    ///
+    /// A path that names no file is exit 64 on `--db` and 78 in a job file; other names
+    /// (more hard links, a dangling symlink) are exit 78.
+    static func database(flag: String?, job: JobFile?) throws -> String {
+        let path = flag ?? job?.databasePath ?? "filmcache.sqlite"
+        do {
+            return try DatabaseName.resolve(path)
+        } catch {
+            if case .notAFile = error, flag != nil {
+                throw fail("--db: \(error.description)", status: ExitStatus.usage)
+            }
+            throw fail(error.description, status: ExitStatus.configuration)
+        }
+    }
+
+    /// Opens the cache at `location` for the command's life; close it with `close()`.
+    ///
+    /// A file is created and migrated unless `readOnly`; a PostgreSQL database gets its schema (once,
+    /// however many hosts start at the same moment) unless `readOnly`, when one without this
+    /// build's schema is refused. The password comes from the job's `db_password_file`,
+    /// `PGPASSWORD`, or `PGPASSFILE`/`~/.pgpass`. A server that cannot be reached is exit 75 (the
+    /// next run tries again), a password file that cannot be read 78, other failures 74.
+    func open(_ location: DatabaseLocation, job: JobFile?, logger: Logger, readOnly: Bool = false) async throws
+        -> any CacheBackend
+    {
+        try await Self.open(location, job: job, logger: logger, readOnly: readOnly)
+    }
+
+    /// Opens the cache at `location` (see the instance method).
+    static func open(_ location: DatabaseLocation, job: JobFile?, logger: Logger, readOnly: Bool = false) async throws
+        -> any CacheBackend
+    {
+        switch location {
+        case .sqlite(let path):
+            do {
+                return try SQLiteBackend(path: path, logger: logger, readOnly: readOnly)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+        case .postgres(let server):
+            let password: String?
+            do {
+                password = try server.password(file: job?.databasePasswordFile) { logger.warning("\($0)") }
+            } catch {
+                throw fail(error.description, status: ExitStatus.configuration)
+            }
+            do {
+                return try await PostgresBackend.open(server, password: password, logger: logger, readOnly: readOnly)
+            } catch {
+                throw fail(error.description, status: Self.exitStatus(for: error))
+            }
+        }
+    }
+
+    /// The exit status of a command the cache database failed: 75 when the server could not be
+    /// reached or the connection was lost (worth trying later), else 74.
+    static func exitStatus(for error: StoreError) -> Int32 {
+        if case .unavailable = error { return ExitStatus.tryAgainLater }
+        return ExitStatus.ioError
+    }
+}
