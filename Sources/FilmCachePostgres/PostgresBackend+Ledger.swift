@@ -44,9 +44,7 @@ extension PostgresBackend {
             if let runID {
                 try await c.run(
                     """
-                    UPDATE runs SET reserved_calls = reserved_calls + \(granted),
-                                    lease_until = greatest(lease_until, now() + \(Self.runLease) * interval '1 second')
-                    WHERE id = \(runID)
+                    UPDATE runs SET reserved_calls = reserved_calls + \(granted) WHERE id = \(runID)
                     """, logger)
             }
             return granted

@@ -27,8 +27,15 @@ extension PostgresBackend {
         }
     }
 
+    /// Completes a run record; unfinished runs of others whose lease has passed are closed as
+    /// `killed` too, so a run killed while others finish the night is not left open until the next.
     public func finishRun(id: Int, summary: WarmSummary, finishedAt: Date, outcome: String) async throws(StoreError) {
-        try await withConnection { c, logger in
+        try await transaction { c, logger in
+            try await c.run(
+                """
+                UPDATE runs SET finished_at = \(finishedAt.wholeSecond), outcome = 'killed', calls = reserved_calls
+                WHERE finished_at IS NULL AND id <> \(id) AND (lease_until IS NULL OR lease_until < now())
+                """, logger)
             try await c.run(
                 """
                 UPDATE runs SET finished_at = \(finishedAt.wholeSecond), considered = \(summary.considered),
@@ -147,7 +154,7 @@ extension PostgresBackend {
             """, logger)
         try await c.run(
             """
-            UPDATE runs SET lease_until = greatest(lease_until, now() + \(runLease) * interval '1 second')
+            UPDATE runs SET lease_until = now() + \(leaseSeconds) * interval '1 second'
             WHERE id = \(runID) AND finished_at IS NULL
             """, logger)
         return (granted, answered)

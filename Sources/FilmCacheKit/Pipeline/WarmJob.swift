@@ -159,6 +159,9 @@ public struct WarmJob: Sendable {
         // Progress reports and the writer's commit ticks run beside the fetch until this function returns.
         async let _ = Self.report(to: progress, on: clock, snapshot)
         async let _ = Self.tick(writer, every: configuration.commitInterval / 2, on: clock)
+        async let _ = Self.renewClaims(
+            of: store.sharesPlanBetweenWarms ? store : nil, runID: runID, plannedAt: startedAt,
+            lease: configuration.claimLease, on: clock)
 
         let failure: WarmError?
         do {
@@ -242,6 +245,22 @@ public struct WarmJob: Sendable {
                 try await store.claim(ids, runID: runID, plannedAt: plannedAt, lease: lease)
             },
             pause: { (try? await stop.unlessStopped { try await clock.sleep(for: pause) }) ?? false })
+    }
+
+    /// Renews the run's leases (its claimed IDs and its run row) every third of `lease` on `clock`
+    /// until cancelled, so a live run keeps what it claimed however long a chunk takes.
+    private static func renewClaims<C: Clock>(
+        of store: (any CacheBackend)?, runID: Int, plannedAt: Date, lease: Duration, on clock: C
+    ) async where C.Duration == Duration {
+        guard let store else { return }
+        while true {
+            do {
+                try await clock.sleep(for: lease / 3)
+            } catch {
+                return
+            }
+            _ = try? await store.claim([], runID: runID, plannedAt: plannedAt, lease: lease)
+        }
     }
 
     /// Lets `writer` commit a batch that has waited its interval, every `interval` on `clock`, until cancelled.
