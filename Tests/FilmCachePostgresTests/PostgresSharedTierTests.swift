@@ -1,0 +1,246 @@
+import FilmCachePostgres
+import Foundation
+import PostgresScratch
+import Testing
+
+@testable import FilmCacheKit
+
+/// What only the shared tier promises: many processes on many hosts opening, reserving and claiming
+/// at once; and opens that fail saying why, never with the password.
+@Suite struct PostgresSharedTierTests {
+    @Test func eightProcessesOpeningANewDatabaseAtOnceMigrateItOnce() async throws {
+        let database = try Scratch.database()
+        let versions = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await database.withBackend { try await $0.schemaVersion() } }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(versions == Array(repeating: Schema.currentVersion, count: 8))
+        #expect(try database.sql("SELECT count(*) FROM schema_migrations") == "1")
+    }
+
+    @Test func eightReserversAtOnceNeverGrantMoreThanTheUsableBudget() async throws {
+        let database = try Scratch.database()
+        let today = day("2026-11-21")
+        let granted = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await database.withBackend { db in
+                        var taken = 0
+                        while true {
+                            let block = try await db.reserveCalls(
+                                7, key: "ab12", day: today, dailyLimit: 500, usable: 475)
+                            guard block > 0 else { return taken }
+                            taken += block
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(granted == 475)
+        let used = try await database.withBackend { try await $0.ledger(key: "ab12", day: today)?.used }
+        #expect(used == 475)
+    }
+
+    @Test func twoRunsClaimingTheSameIDsAtOnceSplitThemWithoutOverlap() async throws {
+        let database = try Scratch.database()
+        let ids = (0..<1000).map { String(format: "tt%07d", $0) }
+        let plannedAt = Date()
+        let (a, b) = try await database.withBackend { db in
+            // Last night's run claimed them all; its leases have passed.
+            let lastNight = try await db.beginRun(startedAt: plannedAt - 86_400, key: "ab12")
+            _ = try await db.claim(ids, runID: lastNight, plannedAt: plannedAt - 86_400, lease: .milliseconds(1))
+            try await Task.sleep(for: .milliseconds(20))
+            let first = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            let second = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            #expect(first != second)
+            async let claimedByFirst = Self.claimInBlocks(db, ids, run: first, plannedAt: plannedAt)
+            // The same blocks in the same order at the same time: the most the two can collide.
+            async let claimedBySecond = Self.claimInBlocks(db, ids, run: second, plannedAt: plannedAt)
+            return try await (claimedByFirst, claimedBySecond)
+        }
+        #expect(Set(a).intersection(b).count == 0, "granted to both")
+        #expect(Set(ids).subtracting(a).subtracting(b).count == 0, "granted to neither")
+        #expect(a.count + b.count == ids.count)
+    }
+
+    /// What `run` is granted of `ids`, claimed 50 at a time as a warm would.
+    static func claimInBlocks(_ db: PostgresBackend, _ ids: [String], run: Int, plannedAt: Date) async throws
+        -> [String]
+    {
+        var granted: [String] = []
+        for start in stride(from: 0, to: ids.count, by: 50) {
+            let block = Array(ids[start..<min(start + 50, ids.count)])
+            granted += try await db.claim(block, runID: run, plannedAt: plannedAt, lease: .seconds(60))
+        }
+        return granted
+    }
+
+    @Test func aLiveLeaseHoldsAndAnExpiredOneGoesToTheNextClaimer() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            let plannedAt = Date()
+            let first = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            let second = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            #expect(
+                try await db.claim(["tt1", "tt2"], runID: first, plannedAt: plannedAt, lease: .seconds(60)) == [
+                    "tt1", "tt2",
+                ])
+            #expect(
+                try await db.claim(["tt1", "tt2", "tt3"], runID: second, plannedAt: plannedAt, lease: .seconds(60)) == [
+                    "tt3"
+                ])
+            #expect(try await db.claim(["tt4"], runID: first, plannedAt: plannedAt, lease: .milliseconds(1)) == ["tt4"])
+            try await Task.sleep(for: .milliseconds(50))
+            // The claim of tt4 renewed first's other leases for a millisecond too: all passed.
+            #expect(
+                try await db.claim(["tt1", "tt4"], runID: second, plannedAt: plannedAt, lease: .seconds(60)) == [
+                    "tt1", "tt4",
+                ])
+            try await db.releaseClaims(runID: second)
+            #expect(try await db.claim(["tt3"], runID: first, plannedAt: plannedAt, lease: .seconds(60)) == ["tt3"])
+        }
+    }
+
+    @Test func anIDAnsweredSincePlanningIsGrantedToNobody() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            let plannedAt = Date()
+            let run = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            try await db.write(
+                WriteBatch(
+                    films: [
+                        SampleFilms.film("tt0000001", fetchedAt: plannedAt + 1),
+                        SampleFilms.film("tt0000002", fetchedAt: plannedAt - 3600),
+                    ],
+                    lookups: [
+                        LookupRecord(
+                            imdbID: "tt0000003", status: .notFound, message: nil, httpStatus: 200,
+                            attemptedAt: plannedAt, nextAttemptAt: plannedAt + 86_400)
+                    ],
+                    aliases: [FilmAlias(askedID: "tt0000004", imdbID: "tt0000001", recordedAt: plannedAt + 2)]))
+            let ids = ["tt0000001", "tt0000002", "tt0000003", "tt0000004", "tt0000005"]
+            #expect(
+                try await db.claim(ids, runID: run, plannedAt: plannedAt, lease: .seconds(60)) == [
+                    "tt0000002", "tt0000005",
+                ])
+        }
+    }
+
+    @Test func aLiveRunOfAnotherHostIsNotClosedAsKilled() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            let live = try await db.beginRun(startedAt: Date(), key: "ab12")
+            _ = try await db.beginRun(startedAt: Date(), key: "cd34")
+            #expect(try await db.runs(key: "ab12", since: .distantPast).first?.outcome == nil)
+            try database.expireRunLeases()
+            _ = try await db.beginRun(startedAt: Date(), key: "ef56")
+            let runs = try await db.runs(key: nil, since: .distantPast)
+            #expect(runs.first { $0.id == live }?.outcome == "killed")
+            #expect(runs.filter { $0.outcome == "killed" }.count == 2)
+        }
+    }
+
+    @Test func aReadOnlyOpenOfAnEmptyDatabaseFailsAndCreatesNothing() async throws {
+        let database = try Scratch.database()
+        await #expect {
+            try await database.withBackend(readOnly: true) { _ in }
+        } throws: { error in
+            guard case .open(let name, let message)? = error as? StoreError else { return false }
+            return name == database.location.displayName && message.contains("run a warm")
+        }
+        #expect(try database.sql("SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace") == "0")
+        // Once a warm made it, a read-only open reads it.
+        try await database.withBackend { try await $0.write(WriteBatch(films: [SampleFilms.film("tt0000001")])) }
+        let count = try await database.withBackend(readOnly: true) { try await $0.filmCount() }
+        #expect(count == 1)
+    }
+
+    @Test func aDatabaseFromANewerFilmcacheIsRefused() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { _ in }
+        try database.sql("INSERT INTO schema_migrations (version) VALUES (\(Schema.currentVersion + 1))")
+        for readOnly in [false, true] {
+            await #expect(
+                throws: StoreError.newerSchema(
+                    database: database.location.displayName, found: Schema.currentVersion + 1,
+                    supported: Schema.currentVersion)
+            ) {
+                try await database.withBackend(readOnly: readOnly) { _ in }
+            }
+        }
+    }
+
+    @Test func aWrongPasswordCannotOpenAndIsNeverShown() async throws {
+        let database = try Scratch.database()
+        let wrong = "Wr0ng-" + database.server.password
+        for password in [wrong, nil] as [String?] {
+            do {
+                try await PostgresBackend.withBackend(database.location, password: password, logger: SampleFilms.logger)
+                {
+                    _ in
+                }
+                Issue.record("opened with a wrong password")
+            } catch let error as StoreError {
+                guard case .open(let name, _) = error else {
+                    Issue.record("not an open error: \(error)")
+                    continue
+                }
+                #expect(name == database.location.displayName)
+                for text in ["\(error)", String(reflecting: error), error.localizedDescription] {
+                    #expect(!text.contains(database.server.password) && !text.contains("Wr0ng"), "\(text)")
+                }
+            }
+        }
+        await #expect(throws: StoreError.self) {
+            var location = database.location
+            location.database = "no_such_database"
+            try await PostgresBackend.withBackend(
+                location, password: database.server.password, logger: SampleFilms.logger
+            ) { _ in }
+        }
+    }
+
+    @Test func aServerThatStopsIsUnavailableNotABadStatement() async throws {
+        let server = try ScratchPostgres()
+        defer { server.remove() }
+        let name = try server.createDatabase()
+        let database = ScratchDatabase(server: server, name: name)
+        try await database.withBackend { db in
+            try await db.write(WriteBatch(films: [SampleFilms.film("tt0000001")]))
+            try server.stop()
+            await #expect {
+                _ = try await db.filmCount()
+            } throws: { error in
+                guard case .unavailable(let name, _)? = error as? StoreError else { return false }
+                return name == database.location.displayName
+            }
+            try server.start()
+            #expect(try await db.filmCount() == 1, "the pool connects again once the server is back")
+        }
+        try server.stop()
+        await #expect {
+            try await database.withBackend { _ in }
+        } throws: { error in
+            guard case .unavailable(_, let message)? = error as? StoreError else { return false }
+            return message.contains("refused")
+        }
+    }
+
+    @Test func aServerRestartMidRunLosesNothingCommitted() async throws {
+        let server = try ScratchPostgres()
+        defer { server.remove() }
+        let database = ScratchDatabase(server: server, name: try server.createDatabase())
+        try await database.withBackend { db in
+            try await db.write(WriteBatch(films: [SampleFilms.film("tt0000001")]))
+            try server.restart()
+            var count: Int?
+            for _ in 0..<3 where count == nil {
+                count = try? await db.filmCount()  // the first statement may find its connection gone
+            }
+            #expect(count == 1)
+        }
+    }
+}
