@@ -13,6 +13,10 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
     private let tls: TLSConfiguration?
     private let logger: Logger
 
+    /// How the pool's connections name themselves to the server (`pg_stat_activity.application_name`);
+    /// the single connections that open a database and probe it add " open".
+    static let applicationName = "filmcache"
+
     /// Connections the pool keeps at most: a warm's writer, its plan and claims, and `serve`'s readers.
     static let maximumConnections = 8
 
@@ -50,6 +54,7 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
             database: location.database, tls: tls)
         configuration.options.maximumConnections = Self.maximumConnections
         configuration.options.connectTimeout = .seconds(10)
+        configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
         return PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
@@ -66,6 +71,7 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
                 host: location.host, port: location.port, username: location.user, password: password,
                 database: location.database, tls: tls)
             configuration.options.connectTimeout = .seconds(10)
+            configuration.options.additionalStartupParameters = [("application_name", Self.applicationName + " open")]
             return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         }
     }

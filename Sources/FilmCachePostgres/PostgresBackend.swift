@@ -132,7 +132,8 @@ public final class PostgresBackend: CacheBackend {
                     while true {
                         try await Task.sleep(for: wait)
                         if leased.isRaised { return nil }
-                        try await connector.probe()
+                        // Not cancelled halfway when the lease comes meanwhile: a probe always closes its connection.
+                        try await Task { try await connector.probe() }.value
                         wait = .seconds(5)
                     }
                 }

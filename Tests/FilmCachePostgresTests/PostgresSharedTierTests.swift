@@ -164,6 +164,39 @@ import Testing
         #expect(count == 1)
     }
 
+    @Test func theReadOnlyRoleOfSchemaMDReadsAndPlansButCannotWrite() async throws {
+        let database = try Scratch.database()
+        let fresh = SampleFilms.film("tt0000001", fetchedAt: Date())
+        try await database.withBackend { try await $0.write(WriteBatch(films: [fresh])) }
+        let reader = "reader_\(database.name)"
+        try database.sql(
+            """
+            CREATE ROLE \(reader) LOGIN PASSWORD '\(database.server.password)';
+            GRANT CONNECT ON DATABASE \(database.name) TO \(reader);
+            GRANT USAGE ON SCHEMA public TO \(reader);
+            GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(reader);
+            ALTER DEFAULT PRIVILEGES FOR ROLE \(database.server.role) IN SCHEMA public GRANT SELECT ON TABLES TO \(reader);
+            SELECT pg_advisory_xact_lock(x'66696c6d'::int, hashtext('k')), pg_advisory_xact_lock(x'66696c6d63616368'::bigint);
+            """)
+        var location = database.location
+        location.user = reader
+        try await PostgresBackend.withBackend(
+            location, password: database.server.password, logger: SampleFilms.logger, readOnly: true
+        ) { db in
+            #expect(try await db.filmCount() == 1)
+            #expect(try await db.film("tt0000001")?.title == "Gladiator")
+            let plan = try await db.plan(
+                Worklist(ids: ["tt0000001", "tt0000002"]), planner: Planner(), now: Date(), budget: nil)
+            #expect(plan.toFetch == ["tt0000002"])
+            await #expect {
+                try await db.write(WriteBatch(films: [SampleFilms.film("tt0000003")]))
+            } throws: { error in
+                guard case .failed(_, _, let code, _)? = error as? StoreError else { return false }
+                return code == "SQLSTATE 42501"
+            }
+        }
+    }
+
     @Test func aDatabaseFromANewerFilmcacheIsRefused() async throws {
         let database = try Scratch.database()
         try await database.withBackend { _ in }

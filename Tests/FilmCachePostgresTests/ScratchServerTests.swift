@@ -17,6 +17,28 @@ import Testing
         #expect(try database.sql("SELECT current_setting('server_version_num')::int / 10000") == "15")
     }
 
+    @Test func aBackendOpenedForACommandsLifeWorksUntilClosed() async throws {
+        let database = try Scratch.database()
+        let backend = try await PostgresBackend.open(
+            database.location, password: database.server.password, logger: SampleFilms.logger)
+        #expect(backend.displayName == database.location.displayName && backend.sharesPlanBetweenWarms)
+        try await backend.write(WriteBatch(films: [SampleFilms.film("tt0000001")]))
+        #expect(try await backend.filmCount() == 1)
+        await backend.close()
+        await backend.close()
+        await #expect(throws: StoreError.self) { _ = try await backend.filmCount() }
+        // The pool's connections are gone (the server's backends end a moment after their clients hang up).
+        let query =
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'filmcache'"
+        var open = ""
+        for _ in 0..<100 {
+            open = try database.sql(query)
+            if open == "0" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(open == "0", "the pool's connections are left open after close")
+    }
+
     @Test func eachDatabaseIsNewAndEmpty() throws {
         let first = try Scratch.database()
         let second = try Scratch.database()
