@@ -30,9 +30,12 @@ release: deps
 run: release
 	@Scripts/run-warm.sh "$(DB)" "$(WORKLIST)"
 
+# The PostgreSQL contract suite runs in a second pass of its own: beside the whole suite on two
+# cores its tests have stalled (an open problem); alone they take seconds.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) test --skip-build --skip FilmCachePostgresTests
+	$(SWIFT) test --skip-build --filter FilmCachePostgresTests
 
 test-reliability: deps
 	$(SWIFT) build --build-tests

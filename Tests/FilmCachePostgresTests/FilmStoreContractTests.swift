@@ -5,7 +5,7 @@ import Testing
 
 /// The contract of a backend, part one: films, negative answers, aliases, import and paging,
 /// through the protocols only, on every backend.
-@Suite struct FilmStoreContractTests {
+@Suite(.timeLimit(.minutes(3))) struct FilmStoreContractTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
 
     @Test(arguments: BackendKind.allCases)

@@ -4,7 +4,7 @@ import Testing
 @testable import FilmCacheKit
 
 /// The contract of a backend, part three: the quota ledger and the run history.
-@Suite struct LedgerContractTests {
+@Suite(.timeLimit(.minutes(3))) struct LedgerContractTests {
     @Test(arguments: BackendKind.allCases)
     func reservationsStopAtTheUsableBudgetAndReleasesGiveBack(_ kind: BackendKind) async throws {
         try await kind.withBackend { db, _ in

@@ -6,7 +6,7 @@ import Testing
 
 /// The contract of a backend, part two: the plan is the in-memory planner's, and every backend makes
 /// the same one; the census counts as the planner judges.
-@Suite struct PlanContractTests {
+@Suite(.timeLimit(.minutes(3))) struct PlanContractTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let day: TimeInterval = 86_400
 

@@ -4,7 +4,7 @@ import Testing
 @testable import FilmCacheKit
 
 /// The contract of a backend, part four: the poster index.
-@Suite struct PosterIndexContractTests {
+@Suite(.timeLimit(.minutes(3))) struct PosterIndexContractTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let poster = StoredPoster(sha256: String(repeating: "ab", count: 32), file: "ab/ab/x.jpg", bytes: 1003)
 

@@ -7,7 +7,7 @@ import Testing
 
 /// What only the shared tier promises: many processes on many hosts opening, reserving and claiming
 /// at once; and opens that fail saying why, never with the password.
-@Suite struct PostgresSharedTierTests {
+@Suite(.timeLimit(.minutes(3))) struct PostgresSharedTierTests {
     @Test func eightProcessesOpeningANewDatabaseAtOnceMigrateItOnce() async throws {
         let database = try Scratch.database()
         let versions = try await withThrowingTaskGroup(of: Int.self) { group in

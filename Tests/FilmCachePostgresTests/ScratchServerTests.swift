@@ -7,7 +7,7 @@ import Testing
 
 /// The scratch server the PostgreSQL tests run on: it starts, takes the role's password over TCP,
 /// and gives every test a database of its own.
-@Suite struct ScratchServerTests {
+@Suite(.timeLimit(.minutes(3))) struct ScratchServerTests {
     @Test func theSharedServerTakesTheRoleOverTCPWithItsPassword() async throws {
         let database = try Scratch.database()
         #expect(database.server.url(database: database.name).hasPrefix("postgresql://filmcache@127.0.0.1:"))
