@@ -141,8 +141,8 @@ import Testing
 
     @Test(
         .disabled(
-            "open bug: after a pg_ctl restart mid-run a warm sometimes waits minutes on the connection pool instead"
-                + " of reconnecting or stopping with 75 (2 runs in 5 here)"))
+            "open bug: after a pg_ctl restart mid-run a warm sometimes waits minutes on the pool, not reconnecting or exiting 75"
+        ))
     func aServerRestartMidRunEndsCleanlyAndTheLedgerCoversEveryCall() throws {
         let ids = GeneratedIDs.first(600)
         let worklist = try scratch.worklist("w.txt", ids)
