@@ -8,9 +8,9 @@ import Testing
     let server: ScratchPostgres
     let scratch: ReliabilityScratch
 
-    init() throws {
-        server = try ScratchPostgres.shared()
-        scratch = try ReliabilityScratch("pg")
+    init() async throws {
+        // initdb and the server's start block: off the cooperative pool (see offThePool).
+        (server, scratch) = try await offThePool { (try ScratchPostgres.shared(), try ReliabilityScratch("pg")) }
     }
 
     /// A new database's URL.
@@ -30,182 +30,195 @@ import Testing
     /// The `Int` a one-value query gives.
     func count(_ url: String, _ query: String) throws -> Int { Int(try sql(url, query)) ?? -1 }
 
-    @Test func aWarmOnPostgreSQLAnswersAsOnSQLiteInEveryReadCommand() throws {
-        // One pinned instant for both caches: every time in every answer is then the same.
-        var environment = environment()
-        environment["FILMCACHE_NOW"] = "2026-11-21T12:00:00Z"
-        let ids = GeneratedIDs.first(300) + ["tt0000001", "tt9999999"]
-        let worklist = try scratch.worklist("w.txt", ids)
-        let url = try database()
-        var answers: [String: [String]] = [:]
-        for db in [scratch.db, url] {
-            // Its own stand-in each, so each cache sees the same answers from a fresh quota.
-            let standIn = try StandInProcess(arguments: ["--generate", "300"], corpus: nil)
-            let warm = try BuiltBinaries.run(
-                "filmcache",
-                ["warm", "--db", db, "--base-url", standIn.baseURL, "--rate", "0", "--no-progress", worklist],
-                environment: environment)
-            #expect(warm.status == 0, "\(db): \(warm.stderr)")
-            var outputs: [String] = [warm.stdout.replacingOccurrences(of: db, with: "DB")]
-            for arguments in [
-                ["plan", "--json", "--ids", worklist], ["quota", "--json"], ["show", "--json", ids[7]],
-                ["show", "--json", ids[299]],
-            ] {
-                let out = try BuiltBinaries.run(
-                    "filmcache", [arguments[0], "--db", db] + arguments.dropFirst(), environment: environment)
-                #expect(out.status == 0, "\(arguments) on \(db): \(out.stderr)")
-                outputs.append(out.stdout.replacingOccurrences(of: db, with: "DB"))
+    @Test func aWarmOnPostgreSQLAnswersAsOnSQLiteInEveryReadCommand() async throws {
+        try await offThePool {
+            // One pinned instant for both caches: every time in every answer is then the same.
+            var environment = environment()
+            environment["FILMCACHE_NOW"] = "2026-11-21T12:00:00Z"
+            let ids = GeneratedIDs.first(300) + ["tt0000001", "tt9999999"]
+            let worklist = try scratch.worklist("w.txt", ids)
+            let url = try database()
+            var answers: [String: [String]] = [:]
+            for db in [scratch.db, url] {
+                // Its own stand-in each, so each cache sees the same answers from a fresh quota.
+                let standIn = try StandInProcess(arguments: ["--generate", "300"], corpus: nil)
+                let warm = try BuiltBinaries.run(
+                    "filmcache",
+                    ["warm", "--db", db, "--base-url", standIn.baseURL, "--rate", "0", "--no-progress", worklist],
+                    environment: environment)
+                #expect(warm.status == 0, "\(db): \(warm.stderr)")
+                var outputs: [String] = [warm.stdout.replacingOccurrences(of: db, with: "DB")]
+                for arguments in [
+                    ["plan", "--json", "--ids", worklist], ["quota", "--json"], ["show", "--json", ids[7]],
+                    ["show", "--json", ids[299]],
+                ] {
+                    let out = try BuiltBinaries.run(
+                        "filmcache", [arguments[0], "--db", db] + arguments.dropFirst(), environment: environment)
+                    #expect(out.status == 0, "\(arguments) on \(db): \(out.stderr)")
+                    outputs.append(out.stdout.replacingOccurrences(of: db, with: "DB"))
+                }
+                let stats = try BuiltBinaries.run(
+                    "filmcache", ["stats", "--db", db, "--json", worklist], environment: environment)
+                #expect(stats.status == 0, "stats on \(db): \(stats.stderr)")
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+                outputs.append(
+                    ["films", "notFound", "failed", "fresh", "stale"].map { "\($0)=\(object[$0] ?? "?")" }.joined(
+                        separator: " "))
+                answers[db] = outputs
             }
-            let stats = try BuiltBinaries.run(
-                "filmcache", ["stats", "--db", db, "--json", worklist], environment: environment)
-            #expect(stats.status == 0, "stats on \(db): \(stats.stderr)")
-            let object = try #require(
-                try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
-            outputs.append(
-                ["films", "notFound", "failed", "fresh", "stale"].map { "\($0)=\(object[$0] ?? "?")" }.joined(
-                    separator: " "))
-            answers[db] = outputs
+            let sqlite = try #require(answers[scratch.db])
+            let postgres = try #require(answers[url])
+            for (index, (a, b)) in zip(sqlite, postgres).enumerated() {
+                #expect(a == b, "output \(index) differs:\nSQLite:\n\(a)\nPostgreSQL:\n\(b)")
+            }
+            #expect(try count(url, "SELECT count(*) FROM films") == 300)
+            #expect(try count(url, "SELECT count(*) FROM lookups") == 2)
         }
-        let sqlite = try #require(answers[scratch.db])
-        let postgres = try #require(answers[url])
-        for (index, (a, b)) in zip(sqlite, postgres).enumerated() {
-            #expect(a == b, "output \(index) differs:\nSQLite:\n\(a)\nPostgreSQL:\n\(b)")
-        }
-        #expect(try count(url, "SELECT count(*) FROM films") == 300)
-        #expect(try count(url, "SELECT count(*) FROM lookups") == 2)
     }
 
-    @Test func threeWarmsShareOneBudgetAndOnePlanWithNoIDFetchedTwice() throws {
-        let ids = GeneratedIDs.first(2_000)
-        let worklist = try scratch.worklist("w.txt", ids)
-        let url = try database()
-        let standIn = try StandInProcess(arguments: ["--generate", "2000", "--latency-ms", "2"], corpus: nil)
-        let warms = try (0..<3).map { _ in
-            try RunningBinary(
-                "filmcache",
-                [
-                    "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "8",
-                    "--daily-limit", "600", "--reserve", "0", "--no-progress", worklist,
-                ], environment: environment())
+    @Test func threeWarmsShareOneBudgetAndOnePlanWithNoIDFetchedTwice() async throws {
+        try await offThePool {
+            let ids = GeneratedIDs.first(2_000)
+            let worklist = try scratch.worklist("w.txt", ids)
+            let url = try database()
+            let standIn = try StandInProcess(arguments: ["--generate", "2000", "--latency-ms", "2"], corpus: nil)
+            let warms = try (0..<3).map { _ in
+                try RunningBinary(
+                    "filmcache",
+                    [
+                        "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "8",
+                        "--daily-limit", "600", "--reserve", "0", "--no-progress", worklist,
+                    ], environment: environment())
+            }
+            let outputs = warms.map { $0.wait(timeout: 120) }
+            for out in outputs { #expect(out.status == 0 || out.status == 75, "\(out.stderr)") }
+            let stats = try standIn.stats()
+            let key = try #require((stats["keys"] as? [[String: Any]])?.first)
+            let counters = try #require(key["counters"] as? [String: Any])
+            let served = try #require(counters["requests"] as? Int)
+            let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
+            #expect(counters["filmsServedAgain"] as? Int == 0, "no ID fetched twice: \(counters)")
+            #expect(served <= 600 && ledger <= 600, "served \(served), ledger \(ledger)")
+            #expect(served == ledger, "every call counted once: served \(served), ledger \(ledger)")
+            #expect(try count(url, "SELECT count(*) FROM films") == served)
+            // Each warm did a share: none idled while work was left.
+            let shares = try sql(url, "SELECT string_agg(fetched::text, ' ' ORDER BY id) FROM runs")
+            #expect(shares.split(separator: " ").compactMap { Int($0) }.filter { $0 > 0 }.count == 3, "\(shares)")
+            #expect(shares.split(separator: " ").compactMap { Int($0) }.reduce(0, +) == served)
+            #expect(try count(url, "SELECT count(*) FROM runs WHERE finished_at IS NULL") == 0)
+            #expect(try count(url, "SELECT count(*) FROM claims WHERE lease_until > now()") == 0, "leases released")
         }
-        let outputs = warms.map { $0.wait(timeout: 120) }
-        for out in outputs { #expect(out.status == 0 || out.status == 75, "\(out.stderr)") }
-        let stats = try standIn.stats()
-        let key = try #require((stats["keys"] as? [[String: Any]])?.first)
-        let counters = try #require(key["counters"] as? [String: Any])
-        let served = try #require(counters["requests"] as? Int)
-        let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
-        #expect(counters["filmsServedAgain"] as? Int == 0, "no ID fetched twice: \(counters)")
-        #expect(served <= 600 && ledger <= 600, "served \(served), ledger \(ledger)")
-        #expect(served == ledger, "every call counted once: served \(served), ledger \(ledger)")
-        #expect(try count(url, "SELECT count(*) FROM films") == served)
-        // Each warm did a share: none idled while work was left.
-        let shares = try sql(url, "SELECT string_agg(fetched::text, ' ' ORDER BY id) FROM runs")
-        #expect(shares.split(separator: " ").compactMap { Int($0) }.filter { $0 > 0 }.count == 3, "\(shares)")
-        #expect(shares.split(separator: " ").compactMap { Int($0) }.reduce(0, +) == served)
-        #expect(try count(url, "SELECT count(*) FROM runs WHERE finished_at IS NULL") == 0)
-        #expect(try count(url, "SELECT count(*) FROM claims WHERE lease_until > now()") == 0, "leases released")
     }
 
-    @Test func aKilledWarmsIDsAreFetchedByTheOthersOnceItsLeasePasses() throws {
-        let ids = GeneratedIDs.first(400)
-        let worklist = try scratch.worklist("w.txt", ids)
-        let url = try database()
-        let standIn = try StandInProcess(arguments: ["--generate", "400", "--latency-ms", "20"], corpus: nil)
-        let arguments = [
-            "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
-            "--claim-lease", "3s", "--no-progress", worklist,
-        ]
-        let victim = try RunningBinary("filmcache", arguments, environment: environment())
-        // The victim claims its first chunks and commits some of them.
-        let deadline = Date().addingTimeInterval(30)
-        while ((try? count(url, "SELECT count(*) FROM films")) ?? 0) < 40, Date() < deadline { usleep(50_000) }
-        victim.send(SIGKILL)
-        _ = victim.wait()
-        let committed = try count(url, "SELECT count(*) FROM films")
-        #expect(try count(url, "SELECT count(*) FROM claims WHERE lease_until > now()") > 0, "the dead run holds IDs")
-        let others = try (0..<2).map { _ in try RunningBinary("filmcache", arguments, environment: environment()) }
-        for out in others.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }
-        #expect(try count(url, "SELECT count(*) FROM films") == 400, "every ID fetched, the dead run's included")
-        #expect(committed >= 40, "nothing committed was lost")
-        let counters = try #require(
-            ((try standIn.stats()["keys"] as? [[String: Any]])?.first)?["counters"] as? [String: Any])
-        // Only what the dead run had sent and not committed is asked again: at most its in-flight
-        // calls and one commit interval of answers.
-        let again = try #require(counters["filmsServedAgain"] as? Int)
-        #expect(again < 400 - committed, "asked again: \(again)")
-        #expect(try count(url, "SELECT count(*) FROM runs WHERE outcome = 'killed'") == 1)
-        let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
-        #expect(ledger >= (counters["requests"] as? Int ?? .max), "the ledger is never under the calls served")
+    @Test func aKilledWarmsIDsAreFetchedByTheOthersOnceItsLeasePasses() async throws {
+        try await offThePool {
+            let ids = GeneratedIDs.first(400)
+            let worklist = try scratch.worklist("w.txt", ids)
+            let url = try database()
+            let standIn = try StandInProcess(arguments: ["--generate", "400", "--latency-ms", "20"], corpus: nil)
+            let arguments = [
+                "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
+                "--claim-lease", "3s", "--no-progress", worklist,
+            ]
+            let victim = try RunningBinary("filmcache", arguments, environment: environment())
+            // The victim claims its first chunks and commits some of them.
+            let deadline = Date().addingTimeInterval(30)
+            while ((try? count(url, "SELECT count(*) FROM films")) ?? 0) < 40, Date() < deadline { usleep(50_000) }
+            victim.send(SIGKILL)
+            _ = victim.wait()
+            let committed = try count(url, "SELECT count(*) FROM films")
+            #expect(
+                try count(url, "SELECT count(*) FROM claims WHERE lease_until > now()") > 0, "the dead run holds IDs")
+            let others = try (0..<2).map { _ in try RunningBinary("filmcache", arguments, environment: environment()) }
+            for out in others.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }
+            #expect(try count(url, "SELECT count(*) FROM films") == 400, "every ID fetched, the dead run's included")
+            #expect(committed >= 40, "nothing committed was lost")
+            let counters = try #require(
+                ((try standIn.stats()["keys"] as? [[String: Any]])?.first)?["counters"] as? [String: Any])
+            // Only what the dead run had sent and not committed is asked again: at most its in-flight
+            // calls and one commit interval of answers.
+            let again = try #require(counters["filmsServedAgain"] as? Int)
+            #expect(again < 400 - committed, "asked again: \(again)")
+            #expect(try count(url, "SELECT count(*) FROM runs WHERE outcome = 'killed'") == 1)
+            let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
+            #expect(ledger >= (counters["requests"] as? Int ?? .max), "the ledger is never under the calls served")
+        }
     }
 
     @Test(
         .disabled(
             "open bug: after a pg_ctl restart mid-run a warm sometimes waits minutes on the pool, not reconnecting or exiting 75"
         ))
-    func aServerRestartMidRunEndsCleanlyAndTheLedgerCoversEveryCall() throws {
-        let ids = GeneratedIDs.first(600)
-        let worklist = try scratch.worklist("w.txt", ids)
-        let url = try database()
-        let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
-        let warm = try RunningBinary(
-            "filmcache",
-            [
-                "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
-                "--no-progress", worklist,
-            ], environment: environment())
-        let deadline = Date().addingTimeInterval(30)
-        while ((try? count(url, "SELECT count(*) FROM films")) ?? 0) < 50, Date() < deadline { usleep(50_000) }
-        try server.restart()
-        let out = warm.wait(timeout: 120)
-        #expect(out.status == 0 || out.status == 75, "exit \(out.status): \(out.stderr)")
-        #expect(!out.stderr.contains(server.password))
-        let served = try standIn.requestCount()
-        let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
-        #expect(ledger >= served, "ledger \(ledger) under the \(served) calls served")
-        // The next warm carries on and finishes the list.
-        let again = try BuiltBinaries.run(
-            "filmcache",
-            ["warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--no-progress", worklist],
-            environment: environment())
-        #expect(again.status == 0, "\(again.stderr)")
-        #expect(try count(url, "SELECT count(*) FROM films") == 600)
+    func aServerRestartMidRunEndsCleanlyAndTheLedgerCoversEveryCall() async throws {
+        try await offThePool {
+            let ids = GeneratedIDs.first(600)
+            let worklist = try scratch.worklist("w.txt", ids)
+            let url = try database()
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
+            let warm = try RunningBinary(
+                "filmcache",
+                [
+                    "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
+                    "--no-progress", worklist,
+                ], environment: environment())
+            let deadline = Date().addingTimeInterval(30)
+            while ((try? count(url, "SELECT count(*) FROM films")) ?? 0) < 50, Date() < deadline { usleep(50_000) }
+            try server.restart()
+            let out = warm.wait(timeout: 120)
+            #expect(out.status == 0 || out.status == 75, "exit \(out.status): \(out.stderr)")
+            #expect(!out.stderr.contains(server.password))
+            let served = try standIn.requestCount()
+            let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
+            #expect(ledger >= served, "ledger \(ledger) under the \(served) calls served")
+            // The next warm carries on and finishes the list.
+            let again = try BuiltBinaries.run(
+                "filmcache",
+                ["warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--no-progress", worklist],
+                environment: environment())
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(try count(url, "SELECT count(*) FROM films") == 600)
+        }
     }
 
-    @Test func thePasswordComesOnlyFromTheEnvironmentOrAFileAndIsNeverShown() throws {
-        let url = try database()
-        let secretURL = url.replacingOccurrences(of: "filmcache@", with: "filmcache:\(server.password)@")
-        let refused = try BuiltBinaries.run("filmcache", ["quota", "--db", secretURL], environment: [:])
-        #expect(refused.status == 64)
-        #expect(refused.stderr.contains("holds a password") && !refused.stderr.contains(server.password))
+    @Test func thePasswordComesOnlyFromTheEnvironmentOrAFileAndIsNeverShown() async throws {
+        try await offThePool {
+            let url = try database()
+            let secretURL = url.replacingOccurrences(of: "filmcache@", with: "filmcache:\(server.password)@")
+            let refused = try BuiltBinaries.run("filmcache", ["quota", "--db", secretURL], environment: [:])
+            #expect(refused.status == 64)
+            #expect(refused.stderr.contains("holds a password") && !refused.stderr.contains(server.password))
 
-        let wrong = try BuiltBinaries.run(
-            "filmcache", ["quota", "--db", url], environment: ["PGPASSWORD": "nope-nope"])
-        #expect(wrong.status != 0 && !wrong.stderr.contains("nope-nope"), "\(wrong.stderr)")
+            let wrong = try BuiltBinaries.run(
+                "filmcache", ["quota", "--db", url], environment: ["PGPASSWORD": "nope-nope"])
+            #expect(wrong.status != 0 && !wrong.stderr.contains("nope-nope"), "\(wrong.stderr)")
 
-        let file = try scratch.write("pg.password", Array((server.password + "\n").utf8))
-        let job = try scratch.write("job.toml", Array("db = \"\(url)\"\ndb_password_file = \"\(file)\"\n".utf8))
-        let worklist = try scratch.worklist("w.txt", GeneratedIDs.first(3))
-        let standIn = try StandInProcess(arguments: ["--generate", "3"], corpus: nil)
-        let warm = try BuiltBinaries.run(
-            "filmcache", ["warm", "--job", job, "--base-url", standIn.baseURL, "--no-progress", worklist],
-            environment: ["OMDB_API_KEY": "demo"])
-        #expect(warm.status == 0, "\(warm.stderr)")
-        let planned = try BuiltBinaries.run("filmcache", ["plan", "--job", job, worklist], environment: [:])
-        #expect(planned.status == 0 && planned.stdout.contains("3"), "\(planned.stdout) \(planned.stderr)")
-        for text in [warm.stdout, warm.stderr, planned.stdout, planned.stderr] {
-            #expect(!text.contains(server.password))
+            let file = try scratch.write("pg.password", Array((server.password + "\n").utf8))
+            let job = try scratch.write("job.toml", Array("db = \"\(url)\"\ndb_password_file = \"\(file)\"\n".utf8))
+            let worklist = try scratch.worklist("w.txt", GeneratedIDs.first(3))
+            let standIn = try StandInProcess(arguments: ["--generate", "3"], corpus: nil)
+            let warm = try BuiltBinaries.run(
+                "filmcache", ["warm", "--job", job, "--base-url", standIn.baseURL, "--no-progress", worklist],
+                environment: ["OMDB_API_KEY": "demo"])
+            #expect(warm.status == 0, "\(warm.stderr)")
+            let planned = try BuiltBinaries.run("filmcache", ["plan", "--job", job, worklist], environment: [:])
+            #expect(planned.status == 0 && planned.stdout.contains("3"), "\(planned.stdout) \(planned.stderr)")
+            for text in [warm.stdout, warm.stderr, planned.stdout, planned.stderr] {
+                #expect(!text.contains(server.password))
+            }
+            #expect(try count(url, "SELECT count(*) FROM films") == 3)
         }
-        #expect(try count(url, "SELECT count(*) FROM films") == 3)
     }
 
-    @Test func readCommandsNeverCreateTheSchema() throws {
-        let url = try database()
-        for arguments in [["quota"], ["stats"], ["show", "tt0000001"]] {
-            let out = try BuiltBinaries.run(
-                "filmcache", [arguments[0], "--db", url] + arguments.dropFirst(), environment: environment())
-            #expect(out.status != 0, "\(arguments): \(out.stdout)")
+    @Test func readCommandsNeverCreateTheSchema() async throws {
+        try await offThePool {
+            let url = try database()
+            for arguments in [["quota"], ["stats"], ["show", "tt0000001"]] {
+                let out = try BuiltBinaries.run(
+                    "filmcache", [arguments[0], "--db", url] + arguments.dropFirst(), environment: environment())
+                #expect(out.status != 0, "\(arguments): \(out.stdout)")
+            }
+            #expect(try count(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'") == 0)
         }
-        #expect(try count(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'") == 0)
     }
 }
