@@ -6,12 +6,13 @@ import PostgresNIO
 /// reservation, release and limit of one key made under that key's advisory lock, so that no two
 /// hosts grant the same last calls.
 extension PostgresBackend {
-    /// The channel `markExhausted` notifies, with `"<key> <day>"`: warms listening stop at once.
+    /// The channel `markExhausted` notifies, with `"<key> <day>"` (no warm listens yet: the others
+    /// stop at their next reservation, which the ledger refuses).
     public static let quotaChannel = "filmcache_quota"
 
     /// Reserves up to `count` calls (see `CacheStore.reserveCalls`): read the day's use and add to it
     /// in one transaction under the key's lock. Counted before they are sent: a crash can over-count
-    /// by what was reserved and unsent, never under-count. A run's lease is renewed as it reserves.
+    /// by what was reserved and unsent, never under-count.
     public func reserveCalls(
         _ count: Int, key: String, day: QuotaDay, minute: Int?, dailyLimit: Int, usable: Int, runID: Int?
     ) async throws(StoreError) -> Int {

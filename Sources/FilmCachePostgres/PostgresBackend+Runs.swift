@@ -89,7 +89,7 @@ extension PostgresBackend {
     public func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError)
         -> ClaimOutcome
     {
-        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let seconds = lease.inSeconds
         let since = plannedAt.wholeSecond
         var attempt = 0
         while true {

@@ -53,15 +53,6 @@ struct CommonOptions: ParsableArguments {
         return try await open(location, job: job, logger: logger, readOnly: true)
     }
 
-    /// The database to use, by its one name (``DatabaseName``): `--db`, else the job file's `db`,
-    /// else `filmcache.sqlite` in the working directory.
-    ///
-    /// A path that names no file is exit 64 on `--db` and 78 in a job file; other names
-    /// (more hard links, a dangling symlink) are exit 78.
-    func database(job: JobFile? = nil) throws -> String {
-        try Self.database(flag: databasePath, job: job)
-    }
-
     /// The log line format; `nil` picks by whether standard error is a terminal.
     @Option(help: "Log line format: human, logfmt, json. Default: human on a terminal, logfmt otherwise.")
     var logFormat: LogFormat?

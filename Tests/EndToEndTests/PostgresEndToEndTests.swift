@@ -93,9 +93,7 @@ import Testing
             }
             let outputs = warms.map { $0.wait(timeout: 120) }
             for out in outputs { #expect(out.status == 0 || out.status == 75, "\(out.stderr)") }
-            let stats = try standIn.stats()
-            let key = try #require((stats["keys"] as? [[String: Any]])?.first)
-            let counters = try #require(key["counters"] as? [String: Any])
+            let counters = try #require(try standIn.firstKeyCounters())
             let served = try #require(counters["requests"] as? Int)
             let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
             #expect(counters["filmsServedAgain"] as? Int == 0, "no ID fetched twice: \(counters)")
@@ -134,8 +132,7 @@ import Testing
             for out in others.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }
             #expect(try count(url, "SELECT count(*) FROM films") == 400, "every ID fetched, the dead run's included")
             #expect(committed >= 40, "nothing committed was lost")
-            let counters = try #require(
-                ((try standIn.stats()["keys"] as? [[String: Any]])?.first)?["counters"] as? [String: Any])
+            let counters = try #require(try standIn.firstKeyCounters())
             // Only what the dead run had sent and not committed is asked again: at most its in-flight
             // calls and one commit interval of answers.
             let again = try #require(counters["filmsServedAgain"] as? Int)

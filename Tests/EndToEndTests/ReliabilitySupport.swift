@@ -121,6 +121,11 @@ extension StandInProcess {
         return keys.reduce(0) { $0 + (($1["counters"] as? [String: Any])?["limitReached"] as? Int ?? 0) }
     }
 
+    /// The counters of the first key the stand-in accepts, from its stats; `nil` when it has none.
+    func firstKeyCounters() throws -> [String: Any]? {
+        ((try stats()["keys"] as? [[String: Any]])?.first)?["counters"] as? [String: Any]
+    }
+
     /// Changes limits, faults or latency at runtime (`POST /__standin/faults?…`).
     func setBehaviour(_ parameters: String) throws {
         _ = try control("POST", "faults?" + parameters)

@@ -132,9 +132,10 @@ public struct WarmJob: Sendable {
             store: store, batchSize: configuration.batchSize, commitInterval: configuration.commitInterval,
             clock: clock)
         let tally = WarmTally()
+        let shared = store.sharesPlanBetweenWarms
         let queue = WorkQueue(
             plan.scheduled, failedBefore: plan.failedBefore, stop: stop,
-            claimer: store.sharesPlanBetweenWarms
+            claimer: shared
                 ? Self.claimer(
                     store: store, runID: runID, plannedAt: startedAt, configuration: configuration, stop: stop,
                     clock: clock)
@@ -160,7 +161,7 @@ public struct WarmJob: Sendable {
         async let _ = Self.report(to: progress, on: clock, snapshot)
         async let _ = Self.tick(writer, every: configuration.commitInterval / 2, on: clock)
         async let _ = Self.renewClaims(
-            of: store.sharesPlanBetweenWarms ? store : nil, runID: runID, plannedAt: startedAt,
+            of: store, if: shared, runID: runID, plannedAt: startedAt,
             lease: configuration.claimLease, on: clock)
 
         let failure: WarmError?
@@ -197,7 +198,7 @@ public struct WarmJob: Sendable {
         try? await writer.flush()
         try? await gate.finish()
         // IDs claimed and not fetched go to the other warms now, not when the lease passes.
-        if store.sharesPlanBetweenWarms { try? await store.releaseClaims(runID: runID) }
+        try? await store.releaseClaims(runID: runID)
         if queue.answeredElsewhere > 0 {
             logger.info("IDs of the plan fetched by other warms", metadata: ["ids": "\(queue.answeredElsewhere)"])
         }
@@ -250,9 +251,9 @@ public struct WarmJob: Sendable {
     /// Renews the run's leases (its claimed IDs and its run row) every third of `lease` on `clock`
     /// until cancelled, so a live run keeps what it claimed however long a chunk takes.
     private static func renewClaims<C: Clock>(
-        of store: (any CacheBackend)?, runID: Int, plannedAt: Date, lease: Duration, on clock: C
+        of store: any CacheBackend, if shared: Bool, runID: Int, plannedAt: Date, lease: Duration, on clock: C
     ) async where C.Duration == Duration {
-        guard let store else { return }
+        guard shared else { return }
         while true {
             do {
                 try await clock.sleep(for: lease / 3)

@@ -34,8 +34,7 @@ public enum DatabaseName {
 
     /// Whether `value` names a PostgreSQL database (`postgresql://…` or `postgres://…`), not a file.
     public static func isURL(_ value: String) -> Bool {
-        let lowered = value.lowercased()
-        return lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://")
+        PostgresLocation.schemes.contains { value.hasPrefix($0) }
     }
 
     /// Whether `path` is empty, `:memory:` or a `file:` URI: SQLite would open no file, or one chosen by the URI.

@@ -5,7 +5,7 @@ import Logging
 
 extension CommonOptions {
     /// The database `--db` names, else the job file's `db`, else `filmcache.sqlite`: a PostgreSQL
-    /// URL (`postgresql://USER@HOST:PORT/DBNAME`), or a file by its one name (``database(job:)``).
+    /// URL (`postgresql://USER@HOST:PORT/DBNAME`), or a file by its one name (``database(flag:job:)``).
     ///
     /// A URL that holds a password or cannot be read is exit 64 on `--db` and 78 in a job file;
     /// the message never shows the password.
