@@ -82,7 +82,9 @@ import Testing
             let ids = GeneratedIDs.first(2_000)
             let worklist = try scratch.worklist("w.txt", ids)
             let url = try database()
-            let standIn = try StandInProcess(arguments: ["--generate", "2000", "--latency-ms", "2"], corpus: nil)
+            // Slow enough answers (600 calls take one warm about 4 s) that all three have started
+            // before the budget is spent: each must then get a share.
+            let standIn = try StandInProcess(arguments: ["--generate", "2000", "--latency-ms", "50"], corpus: nil)
             let warms = try (0..<3).map { _ in
                 try RunningBinary(
                     "filmcache",
