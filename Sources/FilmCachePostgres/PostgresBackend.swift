@@ -71,9 +71,11 @@ public final class PostgresBackend: CacheBackend {
             client: client, connector: connector, filmSQL: filmSQL, logger: logger, running: running)
     }
 
-    /// Ends the pool (started by ``open(_:password:logger:readOnly:)``), closing its connections;
-    /// waits for that at most ``closingLimit``, as a connection to a server that stopped answering
-    /// never closes.
+    /// Ends the pool (started by ``open(_:password:logger:readOnly:)``), closing its connections.
+    ///
+    /// It waits for that at most ``closingLimit``, and no longer than a probe of the server takes
+    /// to find it gone: a connection to a server that stopped answering never closes, nor does one
+    /// an abandoned operation still holds.
     public func close() async {
         guard
             let task = running.withLock({ task in
@@ -81,10 +83,15 @@ public final class PostgresBackend: CacheBackend {
             })
         else { return }
         task.cancel()
+        let connector = connector
         try? await race {
             await task.value
         } against: {
-            try await Task.sleep(for: Self.closingLimit)
+            let end = ContinuousClock.now + Self.closingLimit
+            while ContinuousClock.now < end {
+                try await Task.sleep(for: .seconds(5))
+                try await connector.probe()
+            }
         }
     }
 
@@ -115,8 +122,8 @@ public final class PostgresBackend: CacheBackend {
 
     // MARK: - Connections
 
-    /// How long closing waits for the pool's connections to end.
-    static let closingLimit = Duration.seconds(5)
+    /// How long closing waits for the pool's connections to end, the server answering.
+    static let closingLimit = Duration.seconds(30)
     /// How long an operation waits for a pooled connection while the server answers probes.
     static let leaseLimit = Duration.seconds(60)
 
