@@ -49,16 +49,8 @@ struct FilmSQL: Sendable {
 
     /// The upsert of `film`, with its values bound.
     func upsert(_ film: IMDBFilm, ifNewer: Bool = false) -> PostgresQuery {
-        var binds = PostgresBindings(capacity: FilmRow.columns.count)
-        for value in FilmRow.values(for: film) {
-            switch value {
-            case .null: binds.appendNull()
-            case .integer(let number): binds.append(number)
-            case .real(let number): binds.append(number)
-            case .text(let text): binds.append(text)
-            }
-        }
-        return PostgresQuery(unsafeSQL: ifNewer ? upsertIfNewer : upsert, binds: binds)
+        PostgresQuery(
+            unsafeSQL: ifNewer ? upsertIfNewer : upsert, binds: PostgresBindings(values: FilmRow.values(for: film)))
     }
 
     /// The film in a row selected with ``select``.
