@@ -7,13 +7,15 @@ extension FilmCacheCommand.Db {
     struct Copy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Copy a whole cache into another database: SQLite or PostgreSQL, either way. Never calls OMDb.",
+            usage: "filmcache db copy <from> <to> [--json] [--page-size <rows>] [<options>]",
             discussion: """
                 Everything moves: films (OMDb's bodies verbatim, with their fetched_at),
                 negative answers, aliases, the title index, the poster index, the quota
                 ledger (days, calls by the minute, limits seen, observed resets) and the
                 run history, so a cache outgrowing one host moves to PostgreSQL (and back)
-                without a call to OMDb. FROM is only read: never created or migrated. TO
-                is created or migrated when needed; what it holds already is merged: the
+                without a call to OMDb. FROM is never created and its rows are only read
+                (a file from an older filmcache is brought up to date first, as by every
+                command). TO is created or migrated when needed; what it holds is merged: the
                 newer film wins (as in import), the later lookup, alias, title answer and
                 poster check win, the ledger keeps the larger count of each key's day and
                 minute, and a run is matched by its key and start. Copying again changes
