@@ -23,7 +23,8 @@ extension PostgresBackend {
         }
         let key = cursor.keyValues
         let sql = table.pageSQL(
-            select: Self.reading, afterKey: key.map { Self.placeholders(Array(table.columns.prefix($0.count))) },
+            select: Self.reading,
+            afterKey: key.map { Self.placeholders(Array(table.columns.prefix($0.count)), offset: 0) },
             limit: "$\((key?.count ?? 0) + 1)")
         let kinds = table.columns.map(\.kind) + (table == .runs ? [.integer] : [])
         let binds = PostgresBindings(values: (key ?? []) + [.integer(limit)])
@@ -44,28 +45,59 @@ extension PostgresBackend {
 
     public func merge(_ page: TransferPage) async throws(StoreError) -> ImportCounts {
         switch page {
-        case .films(let films): return try await importFilms(films)
+        case .films(let films): return try await mergeFilms(films)
         case .runs(let runs): return try await mergeRuns(runs)
         default: break
         }
         let table = page.table
-        guard let sql = table.mergeSQL(values: Self.placeholders(table.columns)) else { return ImportCounts() }
+        let width = table.columns.count
+        let chunk = Self.rowsPerStatement(width)
         let rows = page.rowValues
         return try await transaction { c, logger in
             var counts = ImportCounts()
-            for values in rows {
-                // A row back: it landed (inserted, or the held row gave way); none: the held row won.
+            for start in stride(from: 0, to: rows.count, by: chunk) {
+                let part = rows[start..<min(start + chunk, rows.count)]
+                let placeholders = part.indices.map { Self.placeholders(table.columns, offset: ($0 - start) * width) }
+                guard let sql = table.mergeSQL(rows: placeholders) else { break }
+                // A row back for each that landed (inserted, or the held row gave way); none: the held row won.
                 let query = PostgresQuery(
-                    unsafeSQL: sql + " RETURNING (xmax = 0)", binds: PostgresBindings(values: values))
-                guard let landed = try await c.rows(query, logger).first else {
-                    counts.kept += 1
-                    continue
+                    unsafeSQL: sql + " RETURNING (xmax = 0)", binds: PostgresBindings(values: part.flatMap { $0 }))
+                let landed = try await c.rows(query, logger)
+                for row in landed {
+                    if try row.decode(Bool.self) { counts.added += 1 } else { counts.updated += 1 }
                 }
-                if try landed.decode(Bool.self) { counts.added += 1 } else { counts.updated += 1 }
+                counts.kept += part.count - landed.count
             }
             return counts
         }
     }
+
+    /// Merges films as import does (the newer `fetched_at` wins; a film that lands clears its lookup
+    /// and alias), many to a statement.
+    private func mergeFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts {
+        // One statement cannot touch a row twice: a page read from a cache has distinct IDs.
+        guard Set(films.map(\.imdbID)).count == films.count else { return try await importFilms(films) }
+        let filmSQL = filmSQL
+        let chunk = Self.rowsPerStatement(FilmRow.columns.count)
+        return try await transaction { c, logger in
+            var counts = ImportCounts()
+            var landed: [String] = []
+            for start in stride(from: 0, to: films.count, by: chunk) {
+                let part = Array(films[start..<min(start + chunk, films.count)])
+                for row in try await c.rows(filmSQL.upsertIfNewer(part), logger) {
+                    let (id, inserted) = try row.decode((String, Bool).self)
+                    landed.append(id)
+                    if inserted { counts.added += 1 } else { counts.updated += 1 }
+                }
+            }
+            counts.kept = films.count - landed.count
+            if !landed.isEmpty { try await Self.clearAnswered(landed, c, logger) }
+            return counts
+        }
+    }
+
+    /// Rows of `width` values one statement binds: PostgreSQL takes at most 65,535 parameters.
+    private static func rowsPerStatement(_ width: Int) -> Int { max(1, min(1_000, 60_000 / max(1, width))) }
 
     /// Merges runs by their start (``CacheTable/runs``), each keeping its id when it is free; the
     /// identity then goes on after the highest id, so the next warm's run gets a new one.
@@ -73,7 +105,7 @@ extension PostgresBackend {
         guard !runs.isEmpty else { return ImportCounts() }
         let columns = CacheTable.runs.columns
         let names = columns.map(\.name)
-        let values = Self.placeholders(columns)
+        let values = Self.placeholders(columns, offset: 0)
         let insert =
             "INSERT INTO runs (\(names.joined(separator: ", "))) OVERRIDING SYSTEM VALUE"
             + " VALUES (\(values.joined(separator: ", ")))"
@@ -141,8 +173,10 @@ extension PostgresBackend {
         }
     }
 
-    /// `$1::type`, `$2::type`, … for values of these columns.
-    private static func placeholders(_ columns: [(name: String, kind: TransferColumnKind)]) -> [String] {
+    /// `$n::type` for values of these columns, numbered from `offset + 1`.
+    private static func placeholders(_ columns: [(name: String, kind: TransferColumnKind)], offset: Int)
+        -> [String]
+    {
         columns.enumerated().map { index, column in
             let type =
                 switch column.kind {
@@ -152,7 +186,7 @@ extension PostgresBackend {
                 case .instant: "timestamptz"
                 case .day: "date"
                 }
-            return "$\(index + 1)::\(type)"
+            return "$\(offset + index + 1)::\(type)"
         }
     }
 }

@@ -52,7 +52,7 @@ extension CacheStore {
         default: break
         }
         let table = page.table
-        guard let sql = table.mergeSQL(values: table.columns.indices.map { "?\($0 + 1)" }) else {
+        guard let sql = table.mergeSQL(rows: [table.columns.indices.map { "?\($0 + 1)" }]) else {
             return ImportCounts()
         }
         let keys = table.keyColumns

@@ -85,14 +85,16 @@ extension CacheTable {
         return "SELECT \(expressions.joined(separator: ", ")) FROM \(rawValue)\(filter) ORDER BY \(key) LIMIT \(limit)"
     }
 
-    /// The upsert that merges one row by the table's rule (``CacheTable``), `values` the placeholders
-    /// of its values; it changes the held row only when the row gives way. Written in the SQL both
-    /// backends speak. `nil` for `films` (import's upsert) and `runs` (matched by their start).
-    package func mergeSQL(values: [String]) -> String? {
+    /// The upsert that merges rows by the table's rule (``CacheTable``), `rows` the placeholders of
+    /// each row's values (rows with distinct keys); it changes a held row only when it gives way.
+    /// Written in the SQL both backends speak. `nil` for `films` (import's upsert) and `runs`
+    /// (matched by their start).
+    package func mergeSQL(rows: [[String]]) -> String? {
         let names = columns.map(\.name)
         let keys = keyColumns.joined(separator: ", ")
         let insert =
-            "INSERT INTO \(rawValue) (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+            "INSERT INTO \(rawValue) (\(names.joined(separator: ", "))) VALUES "
+            + rows.map { "(\($0.joined(separator: ", ")))" }.joined(separator: ", ")
         let held = rawValue
         switch self {
         case .quotaLedger:
