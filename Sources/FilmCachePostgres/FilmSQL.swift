@@ -16,6 +16,10 @@ struct FilmSQL: Sendable {
     let upsertIfNewer: String
     /// `SELECT <FilmRow.columns> FROM films`, dates read back as `YYYY-MM-DD`.
     let select: String
+    /// Each column's type, in `FilmRow.columns` order.
+    private let types: [String]
+    /// What follows the values in ``upsertIfNewer``: the conflict rule, the newer film winning.
+    private let ifNewer: String
 
     init(_ c: PostgresConnection, logger: Logger) async throws {
         var types: [String: String] = [:]
@@ -38,9 +42,11 @@ struct FilmSQL: Sendable {
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let insert =
             "INSERT INTO films (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
-            + " ON CONFLICT (imdb_id) DO UPDATE SET \(updates)"
-        upsert = insert
-        upsertIfNewer = insert + " WHERE excluded.fetched_at > films.fetched_at RETURNING (xmax = 0)"
+        let conflict = " ON CONFLICT (imdb_id) DO UPDATE SET \(updates)"
+        upsert = insert + conflict
+        ifNewer = conflict + " WHERE excluded.fetched_at > films.fetched_at"
+        upsertIfNewer = insert + ifNewer + " RETURNING (xmax = 0)"
+        self.types = columns.map { types[$0] ?? "text" }
         let selected = columns.map { column in
             types[column] == "date" ? "to_char(\(column), 'YYYY-MM-DD')" : column
         }
@@ -49,16 +55,21 @@ struct FilmSQL: Sendable {
 
     /// The upsert of `film`, with its values bound.
     func upsert(_ film: IMDBFilm, ifNewer: Bool = false) -> PostgresQuery {
-        var binds = PostgresBindings(capacity: FilmRow.columns.count)
-        for value in FilmRow.values(for: film) {
-            switch value {
-            case .null: binds.appendNull()
-            case .integer(let number): binds.append(number)
-            case .real(let number): binds.append(number)
-            case .text(let text): binds.append(text)
-            }
+        PostgresQuery(
+            unsafeSQL: ifNewer ? upsertIfNewer : upsert, binds: PostgresBindings(values: FilmRow.values(for: film)))
+    }
+
+    /// Upserts `films` (distinct IDs) in one statement, each only over an older one (as
+    /// ``upsertIfNewer``); returns a row for each that landed: its ID, and `true` when inserted.
+    func upsertIfNewer(_ films: [IMDBFilm]) -> PostgresQuery {
+        let width = types.count
+        let rows = films.indices.map { row in
+            "(" + types.enumerated().map { "$\(row * width + $0 + 1)::\($1)" }.joined(separator: ", ") + ")"
         }
-        return PostgresQuery(unsafeSQL: ifNewer ? upsertIfNewer : upsert, binds: binds)
+        return PostgresQuery(
+            unsafeSQL: "INSERT INTO films (\(FilmRow.columns.joined(separator: ", "))) VALUES "
+                + rows.joined(separator: ", ") + ifNewer + " RETURNING imdb_id, (xmax = 0)",
+            binds: PostgresBindings(values: films.flatMap(FilmRow.values(for:))))
     }
 
     /// The film in a row selected with ``select``.

@@ -22,10 +22,11 @@ struct FilmCacheCommand: AsyncParsableCommand {
               filmcache posters --db films.sqlite --store posters/
               filmcache export --db films.sqlite > films.jsonl
               filmcache import --db restored.sqlite films.jsonl
+              filmcache db copy films.sqlite postgresql://filmcache@db/films
             """,
         version: FilmCacheVersion.current,
         subcommands: [
-            Warm.self, Plan.self, Show.self, Quota.self, Stats.self, Posters.self, Export.self, Import.self,
+            Warm.self, Plan.self, Show.self, Quota.self, Stats.self, Posters.self, Export.self, Import.self, Db.self,
         ]
     )
 }

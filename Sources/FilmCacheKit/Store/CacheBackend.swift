@@ -126,7 +126,7 @@ public struct ClaimOutcome: Sendable, Equatable {
 }
 
 /// A cache database: everything above, and what it is called.
-public protocol CacheBackend: FilmStore, PlanStore, QuotaLedger, RunHistory, PosterIndex, WorkClaims {
+public protocol CacheBackend: FilmStore, PlanStore, QuotaLedger, RunHistory, PosterIndex, WorkClaims, CacheTransfer {
     /// The database as output may name it: a path, or a URL with no password.
     var displayName: String { get }
     /// Whether several warms may write the database at once (each claiming its share of the plan);

@@ -35,7 +35,7 @@ public final class SQLiteBackend: CacheBackend {
     }
 
     /// Runs `body` on the store's own queue and waits for it without blocking a pool thread.
-    private func run<T: Sendable>(_ body: @escaping @Sendable (CacheStore) throws(StoreError) -> T)
+    func run<T: Sendable>(_ body: @escaping @Sendable (CacheStore) throws(StoreError) -> T)
         async throws(StoreError) -> T
     {
         let store = store

@@ -13,14 +13,17 @@ extension CommonOptions {
         try Self.location(flag: databasePath, job: job)
     }
 
-    /// The database `flag` (`--db`) names, else the job file's `db`, else `filmcache.sqlite`.
-    static func location(flag: String?, job: JobFile?) throws -> DatabaseLocation {
+    /// The database `flag` (`--db`, or the argument `flagName` names) names, else the job file's
+    /// `db`, else `filmcache.sqlite`.
+    static func location(flag: String?, job: JobFile?, flagName: String = "--db") throws -> DatabaseLocation {
         let value = flag ?? job?.databasePath ?? "filmcache.sqlite"
-        guard DatabaseName.isURL(value) else { return .sqlite(path: try database(flag: flag, job: job)) }
+        guard DatabaseName.isURL(value) else {
+            return .sqlite(path: try database(flag: flag, job: job, flagName: flagName))
+        }
         do {
             return try DatabaseLocation(parsing: value)
         } catch {
-            if flag != nil { throw fail("--db: \(error.description)", status: ExitStatus.usage) }
+            if flag != nil { throw fail("\(flagName): \(error.description)", status: ExitStatus.usage) }
             throw fail("db in \(job?.path ?? "the job file"): \(error.description)", status: ExitStatus.configuration)
         }
     }
@@ -30,13 +33,13 @@ extension CommonOptions {
     ///
     /// A path that names no file is exit 64 on `--db` and 78 in a job file; other names
     /// (more hard links, a dangling symlink) are exit 78.
-    static func database(flag: String?, job: JobFile?) throws -> String {
+    static func database(flag: String?, job: JobFile?, flagName: String = "--db") throws -> String {
         let path = flag ?? job?.databasePath ?? "filmcache.sqlite"
         do {
             return try DatabaseName.resolve(path)
         } catch {
             if case .notAFile = error, flag != nil {
-                throw fail("--db: \(error.description)", status: ExitStatus.usage)
+                throw fail("\(flagName): \(error.description)", status: ExitStatus.usage)
             }
             throw fail(error.description, status: ExitStatus.configuration)
         }

@@ -1,0 +1,44 @@
+/// Renders what `db copy` did: per table, the rows read, added, updated and kept, and both counts after.
+public enum CopyReport {
+    /// The block printed at the end of `db copy`.
+    public static func text(_ tables: [TableCopy], from: String, to: String) -> String {
+        var table = TextTable(Array(repeating: .right, count: 7))
+        table.alignments[0] = .left
+        table.add(["table", "read", "added", "updated", "kept", "in FROM", "in TO"])
+        for t in tables {
+            table.add(
+                [t.table.rawValue]
+                    + [t.read, t.counts.added, t.counts.updated, t.counts.kept, t.sourceCount, t.targetCount]
+                    .map(String.init))
+        }
+        let verdict =
+            tables.allSatisfy { $0.mismatch == nil }
+            ? "  counts verified: every row of FROM is in TO" : "  counts DO NOT agree (see above)"
+        return "filmcache db copy \(from) → \(to)\n" + table.text + "\n" + verdict
+    }
+
+    /// The same as JSON: `from`, `to`, `verified`, and `tables` with each table's counts.
+    public static func json(_ tables: [TableCopy], from: String, to: String) -> String {
+        ReportJSON.encode(
+            Document(
+                from: from, to: to, verified: tables.allSatisfy { $0.mismatch == nil },
+                tables: tables.map {
+                    Table(
+                        table: $0.table.rawValue, read: $0.read, added: $0.counts.added, updated: $0.counts.updated,
+                        kept: $0.counts.kept, fromCount: $0.sourceCount, toCount: $0.targetCount,
+                        mismatch: $0.mismatch)
+                }))
+    }
+
+    private struct Document: Encodable {
+        var from, to: String
+        var verified: Bool
+        var tables: [Table]
+    }
+
+    private struct Table: Encodable {
+        var table: String
+        var read, added, updated, kept, fromCount, toCount: Int
+        var mismatch: String?
+    }
+}

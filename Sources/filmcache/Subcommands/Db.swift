@@ -1,0 +1,11 @@
+import ArgumentParser
+
+extension FilmCacheCommand {
+    /// Commands on whole cache databases.
+    struct Db: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Work on whole cache databases: copy one into another.",
+            subcommands: [Copy.self]
+        )
+    }
+}
