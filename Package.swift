@@ -64,6 +64,7 @@ let package = Package(
             name: "filmcache-bench",
             dependencies: [
                 "FilmCacheKit",
+                "FilmCachePostgres",
                 "OMDbStandIn",
                 "SplitMix",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

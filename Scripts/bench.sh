@@ -13,6 +13,11 @@
 #   memory  whole warms of 10,000 and 100,000 IDs (BENCH_RSS_SIZES): peak RSS should stay flat
 #   posters `filmcache posters` of BENCH_POSTERS (5000) images from nginx into a store vs curl --parallel
 #           writing the same files; then the revalidation pass (304s)
+#   pg      (BENCH_PG=0 skips it) a throwaway PostgreSQL 15 server on loopback, Debian's defaults (fsync on;
+#           BENCH_PG_DURABLE=0 runs it as the tests do, fsync off, and says so):
+#           the whole warm into PostgreSQL vs into SQLite; 1, 2 and 4 warms at once sharing one plan
+#           (films/s, duplicate calls from nginx's log of that section's requests); `filmcache plan` of a
+#           BENCH_PG_PLAN_IDS (100000) worklist over a BENCH_PG_PLAN_ROWS (1000000) PostgreSQL cache
 # Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,8 +28,16 @@ bin=$(swift build -c release --show-bin-path)
 work=$(mktemp -d)
 chmod 755 "$work" # nginx's worker runs as nobody and must read the corpus
 nginx_pid=""
+pg_dir=""
+pg_bin=${FILMCACHE_PG_BIN:-/usr/lib/postgresql/15/bin}
+# The server refuses to run as root: its programs run as the postgres user, which owns its directory.
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+  if [ -n "$pg_dir" ]; then
+    (cd / && as_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -w -t 60 stop -m fast >/dev/null 2>&1) || true
+    rm -rf "$pg_dir"
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -34,7 +47,10 @@ corpus=$films
 for size in $rss_sizes; do [ "$size" -gt "$corpus" ] && corpus=$size; done
 echo "generating $corpus films (seed 7)…"
 "$bin/omdb-standin" generate --count "$corpus" --seed 7 --out "$work/films" >/dev/null
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+# The same films on a second port whose requests are logged, one ID a line (the concurrent warms' section).
+log_port=$(free_port)
 mkdir -p "$work/nginx"
 cat >"$work/nginx/nginx.conf" <<CONF
 worker_processes 1;
@@ -53,6 +69,13 @@ http {
     root $work;
     location = / { try_files /films/\$arg_i.json =404; }
     location /p/ { default_type image/jpeg; }
+  }
+  log_format ids '\$arg_i \$msec';
+  server {
+    listen 127.0.0.1:$log_port;
+    root $work;
+    access_log $work/nginx/ids.log ids;
+    location = / { try_files /films/\$arg_i.json =404; }
   }
 }
 CONF
@@ -77,6 +100,14 @@ count=$(wc -l <"$work/ids.txt")
 now() { date +%s.%N; }
 rate() { python3 -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}')" "$1" "$2"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
+# Pairs "a:b" of rates: the median a, the median b and the median of the ratios b/a.
+medians() {
+  python3 -c '
+import statistics, sys
+pairs = [tuple(map(float, p.split(":"))) for p in sys.argv[1:]]
+print(int(statistics.median(a for a, _ in pairs)), int(statistics.median(b for _, b in pairs)),
+      f"{statistics.median(b / a for a, b in pairs):.2f}")' "$@"
+}
 
 echo
 echo "== fetch: $count URLs, $inflight in flight, nginx on 127.0.0.1 =="
@@ -124,11 +155,7 @@ for round in 1 2 3; do
     "$round_curl" "$round_warm" "$warm_s" $((rss_kb / 1024)) "$(ratio "$round_warm" "$round_curl")"
   pairs="$pairs $round_curl:$round_warm"
 done
-read -r median_curl median_warm median_ratio <<<"$(python3 -c '
-import statistics, sys
-pairs = [tuple(map(float, p.split(":"))) for p in sys.argv[1:]]
-print(int(statistics.median(c for c, _ in pairs)), int(statistics.median(w for _, w in pairs)),
-      f"{statistics.median(w / c for c, w in pairs):.2f}")' $pairs)"
+read -r median_curl median_warm median_ratio <<<"$(medians $pairs)"
 printf '  %-36s %8s req/s (median)\n' "curl --parallel --parallel-max $inflight" "$median_curl"
 printf '  %-36s %8s films/s (median)\n' "filmcache warm" "$median_warm"
 echo "  ratio filmcache warm / curl fetch-only: $median_ratio (median of the rounds' ratios)"
@@ -179,7 +206,9 @@ plan_ids=${BENCH_PLAN_IDS:-100000}
 echo
 echo "== plan: a $plan_ids-ID worklist over a $plan_rows-row cache (goal < 2 s) =="
 "$bin/filmcache-bench" fill --db "$work/plan.sqlite" --rows "$plan_rows" | sed 's/^/  /'
-python3 - "$plan_rows" "$plan_ids" "$work/plan-ids.txt" <<'PY'
+# A worklist of $2 IDs over a cache of $1 films (tt00000001…): nine in ten cached, the rest not; into $3.
+plan_worklist() {
+  python3 - "$1" "$2" "$3" <<'PY'
 import random, sys
 rows, n, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 r = random.Random(5)
@@ -188,15 +217,20 @@ ids = [f"tt{i:08d}" for i in known] + [f"tt{rows + 1 + i:08d}" for i in range(n 
 r.shuffle(ids)
 open(out, "w").write("\n".join(ids) + "\n")
 PY
-for run in 1 2 3; do
-  /usr/bin/time -f "%e %M" -o "$work/plan-time.txt" "$bin/filmcache" plan --db "$work/plan.sqlite" --json \
-    "$work/plan-ids.txt" >"$work/plan.json"
-  read -r plan_s plan_kb <"$work/plan-time.txt"
-  printf '  run %d: filmcache plan %s s wall, peak RSS %d MB (considered %s, fresh %s, due %s)\n' "$run" "$plan_s" \
-    $((plan_kb / 1024)) "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["considered"])' "$work/plan.json")" \
-    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fresh"])' "$work/plan.json")" \
-    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["toFetch"] + d["deferred"])' "$work/plan.json")"
-done
+}
+# Three runs of `filmcache plan` of worklist $2 over the cache $1: wall time, peak RSS, what it found.
+plan_runs() {
+  for run in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o "$work/plan-time.txt" "$bin/filmcache" plan --db "$1" --json "$2" >"$work/plan.json"
+    read -r plan_s plan_kb <"$work/plan-time.txt"
+    printf '  run %d: filmcache plan %s s wall, peak RSS %d MB (considered %s, fresh %s, due %s)\n' "$run" "$plan_s" \
+      $((plan_kb / 1024)) "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["considered"])' "$work/plan.json")" \
+      "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fresh"])' "$work/plan.json")" \
+      "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["toFetch"] + d["deferred"])' "$work/plan.json")"
+  done
+}
+plan_worklist "$plan_rows" "$plan_ids" "$work/plan-ids.txt"
+plan_runs "$work/plan.sqlite" "$work/plan-ids.txt"
 
 echo
 echo "== export and import: the $plan_rows-film cache out to a file and back into a fresh one =="
@@ -234,3 +268,125 @@ rate_seconds=${BENCH_RATE_SECONDS:-60}
 echo
 echo "== rate limiter on the real clock: 20 req/s, burst 5, 32 eager callers, $rate_seconds s =="
 echo "  $("$bin/filmcache-bench" rate --rate 20 --burst 5 --seconds "$rate_seconds")"
+
+if [ "${BENCH_PG:-1}" = 0 ]; then
+  echo
+  echo "== PostgreSQL: skipped (BENCH_PG=0) =="
+  exit 0
+fi
+
+# A throwaway PostgreSQL 15 cluster on a free loopback port, password (SCRAM) auth over TCP; stopped by cleanup.
+pg_dir=$(mktemp -d)
+[ "$(id -u)" -eq 0 ] && chown postgres: "$pg_dir"
+pg_port=$(free_port)
+(cd / && as_pg "$pg_bin/initdb" -D "$pg_dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
+  --encoding=UTF8 --locale=C >/dev/null)
+{
+  echo "listen_addresses = '127.0.0.1'"
+  echo "port = $pg_port"
+  echo "unix_socket_directories = '$pg_dir'"
+  echo "log_min_messages = warning"
+  if [ "${BENCH_PG_DURABLE:-1}" = 0 ]; then
+    printf 'fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n'
+  fi
+} >>"$pg_dir/data/postgresql.conf"
+(cd / && as_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w -t 60 start >/dev/null)
+# As the superuser over the socket; statements on standard input or with -c.
+pg_sql() {
+  local db=$1
+  shift
+  (cd / && PGOPTIONS='-c client_min_messages=warning' as_pg "$pg_bin/psql" -X -q -A -t -v ON_ERROR_STOP=1 \
+    -h "$pg_dir" -p "$pg_port" -U postgres -d "$db" "$@")
+}
+# filmcache reads the password from PGPASSWORD: never on a command line.
+PGPASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+export PGPASSWORD
+pg_sql postgres <<<"CREATE ROLE bench LOGIN PASSWORD '$PGPASSWORD'"
+pg_url() { echo "postgresql://bench@127.0.0.1:$pg_port/$1"; }
+pg_fresh() { pg_sql postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1 OWNER bench"; }
+pg_settings=$(pg_sql postgres -c "SELECT format('PostgreSQL %s, fsync=%s, synchronous_commit=%s, '
+  || 'full_page_writes=%s, shared_buffers=%s', current_setting('server_version'), current_setting('fsync'),
+  current_setting('synchronous_commit'), current_setting('full_page_writes'), current_setting('shared_buffers'))")
+if [ "${BENCH_PG_DURABLE:-1}" = 0 ]; then
+  pg_label="NOT DURABLE (BENCH_PG_DURABLE=0, as the tests run it)"
+else
+  pg_label="Debian's defaults, durable"
+fi
+# A whole warm of ids.txt from nginx on port $2 into $1; sets w_s (wall seconds) and w_kb (peak RSS).
+warm_into() {
+  OMDB_API_KEY=bench /usr/bin/time -f "%e %M" -o "$work/w-time.txt" "$bin/filmcache" warm --db "$1" \
+    --base-url "http://127.0.0.1:${2:-$port}/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 \
+    --reserve 0 "$work/ids.txt" >"$work/w.txt"
+  read -r w_s w_kb <"$work/w-time.txt"
+}
+
+echo
+echo "== PostgreSQL vs SQLite: the whole warm of $count films from the same nginx into a fresh database =="
+echo "   server: $pg_settings ($pg_label)"
+echo "   (three rounds, each a warm into SQLite then one into PostgreSQL; medians; goal >= 0.7)"
+pairs=""
+for round in 1 2 3; do
+  rm -f "$work/vs.sqlite"*
+  warm_into "$work/vs.sqlite"
+  sq_s=$w_s sq_kb=$w_kb
+  rows=$(sqlite3 "$work/vs.sqlite" 'SELECT count(*) FROM films')
+  [ "$rows" -eq "$count" ] || { echo "filmcache warm stored $rows of $count films in SQLite" >&2; exit 1; }
+  pg_fresh warm
+  warm_into "$(pg_url warm)"
+  rows=$(pg_sql warm -c 'SELECT count(*) FROM films')
+  [ "$rows" -eq "$count" ] || { echo "filmcache warm stored $rows of $count films in PostgreSQL" >&2; exit 1; }
+  sq_rate=$(rate "$count" "$sq_s")
+  pg_rate=$(rate "$count" "$w_s")
+  printf '  round %d: SQLite %7s films/s (%.1f s, peak RSS %d MB), PostgreSQL %7s films/s (%.1f s, peak RSS %d MB), ratio %s\n' \
+    "$round" "$sq_rate" "$sq_s" $((sq_kb / 1024)) "$pg_rate" "$w_s" $((w_kb / 1024)) "$(ratio "$pg_rate" "$sq_rate")"
+  pairs="$pairs $sq_rate:$pg_rate"
+done
+read -r median_sq median_pg median_ratio <<<"$(medians $pairs)"
+printf '  %-36s %8s films/s (median)\n' "filmcache warm into SQLite" "$median_sq" \
+  "filmcache warm into PostgreSQL" "$median_pg"
+echo "  ratio PostgreSQL/SQLite: $median_ratio (median of the rounds' ratios)"
+
+echo
+echo "== PostgreSQL: warms at once sharing one plan: the same $count IDs and key, a fresh database each =="
+echo "   (separate processes; requests counted from nginx's log of this section, one ID a line)"
+touch "$work/nginx/ids.log"
+for warms in ${BENCH_PG_WARMS:-1 2 4}; do
+  pg_fresh share
+  before=$(wc -l <"$work/nginx/ids.log")
+  pids=""
+  t0=$(now)
+  for i in $(seq 1 "$warms"); do
+    OMDB_API_KEY=bench "$bin/filmcache" warm --db "$(pg_url share)" --base-url "http://127.0.0.1:$log_port/" \
+      --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 "$work/ids.txt" \
+      >"$work/share-$i.txt" 2>&1 &
+    pids="$pids $!"
+  done
+  for pid in $pids; do
+    wait "$pid" || { echo "a warm of $warms failed:" >&2; cat "$work"/share-*.txt >&2; exit 1; }
+  done
+  t1=$(now)
+  tail -n +$((before + 1)) "$work/nginx/ids.log" >"$work/ids-round.log"
+  requests=$(wc -l <"$work/ids-round.log")
+  distinct=$(cut -d' ' -f1 "$work/ids-round.log" | sort -u | wc -l)
+  last=$(cut -d' ' -f2 "$work/ids-round.log" | sort -n | tail -n 1)
+  stored=$(pg_sql share -c 'SELECT count(*) FROM films')
+  [ "$stored" -eq "$count" ] || { echo "$warms warms stored $stored of $count films" >&2; exit 1; }
+  [ "$distinct" -eq "$count" ] || { echo "$warms warms asked for $distinct of $count IDs" >&2; exit 1; }
+  wall=$(python3 -c "print($t1-$t0)")
+  fetching=$(python3 -c "print($last-$t0)")
+  printf '  %d warm(s): %7s films/s to the last exit (%.1f s), %7s films/s to the last request (%.1f s); %d requests, %d IDs, duplicates %d; %d films stored\n' \
+    "$warms" "$(rate "$count" "$wall")" "$wall" "$(rate "$count" "$fetching")" "$fetching" "$requests" "$distinct" \
+    $((requests - distinct)) "$stored"
+  pg_sql postgres -c "DROP DATABASE share"
+done
+
+pg_plan_rows=${BENCH_PG_PLAN_ROWS:-1000000}
+pg_plan_ids=${BENCH_PG_PLAN_IDS:-100000}
+echo
+echo "== PostgreSQL plan: a $pg_plan_ids-ID worklist over a $pg_plan_rows-row cache (goal < 2 s) =="
+pg_fresh plan
+"$bin/filmcache-bench" fill --db "$(pg_url plan)" --rows "$pg_plan_rows" | sed 's/^/  importFilms: /'
+# What autovacuum does for a cache that grew over nights, at once.
+pg_sql plan -c 'VACUUM ANALYZE'
+plan_worklist "$pg_plan_rows" "$pg_plan_ids" "$work/pg-plan-ids.txt"
+plan_runs "$(pg_url plan)" "$work/pg-plan-ids.txt"

@@ -10,16 +10,13 @@ import PostgresNIO
 /// the types in one other (the schema): text instants become `timestamptz` (to the second, as SQLite
 /// keeps them), `YYYY-MM-DD` dates `date`, JSON lists `jsonb`, the body `json` (kept verbatim).
 struct FilmSQL: Sendable {
-    /// Upserts one film, every column replaced.
+    /// Upserts a batch of films (``rows(_:)`` bound), every column replaced.
     let upsert: String
-    /// Upserts one film only over an older one; returns a row (`true` when inserted) when it landed.
+    /// Upserts a batch of films only over older ones; returns `imdb_id` and `inserted` (`true` when
+    /// new) for each film that landed.
     let upsertIfNewer: String
     /// `SELECT <FilmRow.columns> FROM films`, dates read back as `YYYY-MM-DD`.
     let select: String
-    /// Each column's type, in `FilmRow.columns` order.
-    private let types: [String]
-    /// What follows the values in ``upsertIfNewer``: the conflict rule, the newer film winning.
-    private let ifNewer: String
 
     init(_ c: PostgresConnection, logger: Logger) async throws {
         var types: [String: String] = [:]
@@ -38,38 +35,44 @@ struct FilmSQL: Sendable {
     /// The statements for columns of these types.
     init(types: [String: String]) {
         let columns = FilmRow.columns
-        let values = columns.enumerated().map { index, column in "$\(index + 1)::\(types[column] ?? "text")" }
+        let values = columns.map { column in "u.\(column)::\(types[column] ?? "text")" }
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let insert =
-            "INSERT INTO films (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
-        let conflict = " ON CONFLICT (imdb_id) DO UPDATE SET \(updates)"
-        upsert = insert + conflict
-        ifNewer = conflict + " WHERE excluded.fetched_at > films.fetched_at"
-        upsertIfNewer = insert + ifNewer + " RETURNING (xmax = 0)"
-        self.types = columns.map { types[$0] ?? "text" }
+            "INSERT INTO films (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", "))"
+            + " FROM \(ColumnArrays.unnest(columns)) ON CONFLICT (imdb_id) DO UPDATE SET \(updates)"
+        upsert = insert
+        upsertIfNewer =
+            insert + " WHERE excluded.fetched_at > films.fetched_at RETURNING films.imdb_id, (films.xmax = 0)"
         let selected = columns.map { column in
             types[column] == "date" ? "to_char(\(column), 'YYYY-MM-DD')" : column
         }
         select = "SELECT \(selected.joined(separator: ", ")) FROM films"
     }
 
-    /// The upsert of `film`, with its values bound.
-    func upsert(_ film: IMDBFilm, ifNewer: Bool = false) -> PostgresQuery {
-        PostgresQuery(
-            unsafeSQL: ifNewer ? upsertIfNewer : upsert, binds: PostgresBindings(values: FilmRow.values(for: film)))
+    /// The upsert of `films` (no ID twice: see `Array.rounds(by:)`), their values bound.
+    func upsert(_ films: [IMDBFilm], ifNewer: Bool = false) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: ifNewer ? upsertIfNewer : upsert, binds: Self.rows(films).binds)
     }
 
-    /// Upserts `films` (distinct IDs) in one statement, each only over an older one (as
-    /// ``upsertIfNewer``); returns a row for each that landed: its ID, and `true` when inserted.
-    func upsertIfNewer(_ films: [IMDBFilm]) -> PostgresQuery {
-        let width = types.count
-        let rows = films.indices.map { row in
-            "(" + types.enumerated().map { "$\(row * width + $0 + 1)::\($1)" }.joined(separator: ", ") + ")"
+    /// The values of `films`, one array per column of `FilmRow.columns`.
+    static func rows(_ films: [IMDBFilm]) -> ColumnArrays {
+        var rows = ColumnArrays(columns: FilmRow.columns.count)
+        var cells: [String?] = []
+        cells.reserveCapacity(FilmRow.columns.count)
+        for film in films {
+            cells.removeAll(keepingCapacity: true)
+            for value in FilmRow.values(for: film) {
+                switch value {
+                case .null: cells.append(nil)
+                case .integer(let number): cells.append(String(number))
+                // The shortest text that reads back as the same double.
+                case .real(let number): cells.append("\(number)")
+                case .text(let text): cells.append(text)
+                }
+            }
+            rows.append(cells)
         }
-        return PostgresQuery(
-            unsafeSQL: "INSERT INTO films (\(FilmRow.columns.joined(separator: ", "))) VALUES "
-                + rows.joined(separator: ", ") + ifNewer + " RETURNING imdb_id, (xmax = 0)",
-            binds: PostgresBindings(values: films.flatMap(FilmRow.values(for:))))
+        return rows
     }
 
     /// The film in a row selected with ``select``.

@@ -45,7 +45,7 @@ extension PostgresBackend {
 
     public func merge(_ page: TransferPage) async throws(StoreError) -> ImportCounts {
         switch page {
-        case .films(let films): return try await mergeFilms(films)
+        case .films(let films): return try await importFilms(films)
         case .runs(let runs): return try await mergeRuns(runs)
         default: break
         }
@@ -68,30 +68,6 @@ extension PostgresBackend {
                 }
                 counts.kept += part.count - landed.count
             }
-            return counts
-        }
-    }
-
-    /// Merges films as import does (the newer `fetched_at` wins; a film that lands clears its lookup
-    /// and alias), many to a statement.
-    private func mergeFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts {
-        // One statement cannot touch a row twice: a page read from a cache has distinct IDs.
-        guard Set(films.map(\.imdbID)).count == films.count else { return try await importFilms(films) }
-        let filmSQL = filmSQL
-        let chunk = Self.rowsPerStatement(FilmRow.columns.count)
-        return try await transaction { c, logger in
-            var counts = ImportCounts()
-            var landed: [String] = []
-            for start in stride(from: 0, to: films.count, by: chunk) {
-                let part = Array(films[start..<min(start + chunk, films.count)])
-                for row in try await c.rows(filmSQL.upsertIfNewer(part), logger) {
-                    let (id, inserted) = try row.decode((String, Bool).self)
-                    landed.append(id)
-                    if inserted { counts.added += 1 } else { counts.updated += 1 }
-                }
-            }
-            counts.kept = films.count - landed.count
-            if !landed.isEmpty { try await Self.clearAnswered(landed, c, logger) }
             return counts
         }
     }

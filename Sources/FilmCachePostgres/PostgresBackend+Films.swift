@@ -5,53 +5,92 @@ import PostgresNIO
 /// Films, negative answers, aliases and title answers: the same statements as the SQLite store's
 /// (`CacheStore.write` and its neighbours), in PostgreSQL's dialect.
 extension PostgresBackend {
+    /// Writes `batch` in one transaction, one statement per table (per round where an ID comes
+    /// twice; see `Array.rounds(by:)`), in the order `CacheStore.write` writes them.
     public func write(_ batch: WriteBatch) async throws(StoreError) {
         guard !batch.isEmpty else { return }
         let filmSQL = filmSQL
         try await transaction { c, logger in
-            for film in batch.films {
-                try await c.run(filmSQL.upsert(film), logger)
+            for round in batch.films.rounds(by: \.imdbID) {
+                // In ID order, so two writers of the same films never wait on each other in a circle.
+                try await c.run(filmSQL.upsert(round.sorted { $0.imdbID < $1.imdbID }), logger)
             }
             if !batch.films.isEmpty {
                 try await Self.clearAnswered(batch.films.map(\.imdbID), c, logger)
             }
-            for alias in batch.aliases {
-                try await c.run(
-                    """
-                    INSERT INTO aliases (asked_id, imdb_id, recorded_at)
-                    VALUES (\(alias.askedID), \(alias.imdbID), \(alias.recordedAt.wholeSecond))
-                    ON CONFLICT (asked_id) DO UPDATE SET imdb_id = excluded.imdb_id, recorded_at = excluded.recorded_at
-                    """, logger)
+            for round in batch.aliases.rounds(by: \.askedID) {
+                try await c.run(Self.upsertAliases(round), logger)
             }
             if !batch.aliases.isEmpty {
                 try await c.run("DELETE FROM lookups WHERE imdb_id = ANY(\(batch.aliases.map(\.askedID)))", logger)
             }
-            for answer in batch.titles {
-                try await c.run(
-                    """
-                    INSERT INTO titles (title_key, year, type, asked_title, imdb_id, resolved_at, next_attempt_at)
-                    VALUES (\(answer.key.title), \(answer.key.year), \(answer.key.type), \(answer.askedTitle),
-                            \(answer.imdbID), \(answer.answeredAt.wholeSecond), \(answer.nextAttemptAt?.wholeSecond))
-                    ON CONFLICT (title_key, year, type) DO UPDATE SET
-                        asked_title = excluded.asked_title, imdb_id = excluded.imdb_id,
-                        resolved_at = excluded.resolved_at, next_attempt_at = excluded.next_attempt_at
-                    """, logger)
+            for round in batch.titles.rounds(by: \.key) {
+                try await c.run(Self.upsertTitles(round), logger)
             }
-            for lookup in batch.lookups {
-                try await c.run(
-                    """
-                    INSERT INTO lookups (imdb_id, status, message, http_status, attempts, first_seen_at,
-                                         last_attempt_at, next_attempt_at)
-                    VALUES (\(lookup.imdbID), \(lookup.status.rawValue), \(lookup.message), \(lookup.httpStatus), 1,
-                            \(lookup.attemptedAt.wholeSecond), \(lookup.attemptedAt.wholeSecond),
-                            \(lookup.nextAttemptAt.wholeSecond))
-                    ON CONFLICT (imdb_id) DO UPDATE SET
-                        status = excluded.status, message = excluded.message, http_status = excluded.http_status,
-                        attempts = lookups.attempts + 1, last_attempt_at = excluded.last_attempt_at,
-                        next_attempt_at = excluded.next_attempt_at
-                    """, logger)
+            for round in batch.lookups.rounds(by: \.imdbID) {
+                try await c.run(Self.upsertLookups(round), logger)
             }
         }
+    }
+
+    /// The upsert of `aliases`, no asked ID twice.
+    private static func upsertAliases(_ aliases: [FilmAlias]) -> PostgresQuery {
+        var rows = ColumnArrays(columns: 3)
+        for alias in aliases { rows.append([alias.askedID, alias.imdbID, ColumnArrays.seconds(alias.recordedAt)]) }
+        return PostgresQuery(
+            unsafeSQL: """
+                INSERT INTO aliases (asked_id, imdb_id, recorded_at)
+                SELECT u.asked_id, u.imdb_id, to_timestamp(u.recorded_at::double precision)
+                FROM \(ColumnArrays.unnest(["asked_id", "imdb_id", "recorded_at"]))
+                ON CONFLICT (asked_id) DO UPDATE SET imdb_id = excluded.imdb_id, recorded_at = excluded.recorded_at
+                """, binds: rows.binds)
+    }
+
+    /// The upsert of title answers, no key twice.
+    private static func upsertTitles(_ answers: [TitleAnswer]) -> PostgresQuery {
+        let columns = ["title_key", "year", "type", "asked_title", "imdb_id", "resolved_at", "next_attempt_at"]
+        var rows = ColumnArrays(columns: columns.count)
+        for answer in answers {
+            rows.append([
+                answer.key.title, String(answer.key.year), answer.key.type, answer.askedTitle, answer.imdbID,
+                ColumnArrays.seconds(answer.answeredAt), ColumnArrays.seconds(answer.nextAttemptAt),
+            ])
+        }
+        return PostgresQuery(
+            unsafeSQL: """
+                INSERT INTO titles (title_key, year, type, asked_title, imdb_id, resolved_at, next_attempt_at)
+                SELECT u.title_key, u.year::integer, u.type, u.asked_title, u.imdb_id,
+                       to_timestamp(u.resolved_at::double precision), to_timestamp(u.next_attempt_at::double precision)
+                FROM \(ColumnArrays.unnest(columns))
+                ON CONFLICT (title_key, year, type) DO UPDATE SET
+                    asked_title = excluded.asked_title, imdb_id = excluded.imdb_id,
+                    resolved_at = excluded.resolved_at, next_attempt_at = excluded.next_attempt_at
+                """, binds: rows.binds)
+    }
+
+    /// The upsert of negative answers, no ID twice: a new one counts one attempt, a known one one more.
+    private static func upsertLookups(_ lookups: [LookupRecord]) -> PostgresQuery {
+        let columns = ["imdb_id", "status", "message", "http_status", "attempted_at", "next_attempt_at"]
+        var rows = ColumnArrays(columns: columns.count)
+        for lookup in lookups {
+            rows.append([
+                lookup.imdbID, lookup.status.rawValue, lookup.message, lookup.httpStatus.map(String.init),
+                ColumnArrays.seconds(lookup.attemptedAt), ColumnArrays.seconds(lookup.nextAttemptAt),
+            ])
+        }
+        return PostgresQuery(
+            unsafeSQL: """
+                INSERT INTO lookups (imdb_id, status, message, http_status, attempts, first_seen_at,
+                                     last_attempt_at, next_attempt_at)
+                SELECT u.imdb_id, u.status, u.message, u.http_status::integer, 1,
+                       to_timestamp(u.attempted_at::double precision), to_timestamp(u.attempted_at::double precision),
+                       to_timestamp(u.next_attempt_at::double precision)
+                FROM \(ColumnArrays.unnest(columns))
+                ON CONFLICT (imdb_id) DO UPDATE SET
+                    status = excluded.status, message = excluded.message, http_status = excluded.http_status,
+                    attempts = lookups.attempts + 1, last_attempt_at = excluded.last_attempt_at,
+                    next_attempt_at = excluded.next_attempt_at
+                """, binds: rows.binds)
     }
 
     /// Films that arrived clear their IDs' negative answers, and their IDs stop being aliases.
@@ -123,21 +162,24 @@ extension PostgresBackend {
         }
     }
 
-    /// Writes imported films in one transaction; the newer `fetched_at` wins (see `CacheStore.importFilms`).
+    /// Writes imported films in one transaction, one statement per round of distinct IDs; the
+    /// newer `fetched_at` wins (see `CacheStore.importFilms`).
     public func importFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts {
         guard !films.isEmpty else { return ImportCounts() }
         let filmSQL = filmSQL
         return try await transaction { c, logger in
             var counts = ImportCounts()
             var landed: [String] = []
-            for film in films {
+            for round in films.rounds(by: \.imdbID) {
                 // A row back: it landed (inserted, or newer than the cached one); none: the cache's is as new.
-                guard let inserted = try await c.rows(filmSQL.upsert(film, ifNewer: true), logger).first else {
-                    counts.kept += 1
-                    continue
+                let rows = try await c.rows(
+                    filmSQL.upsert(round.sorted { $0.imdbID < $1.imdbID }, ifNewer: true), logger)
+                for row in rows {
+                    let (id, inserted) = try row.decode((String, Bool).self)
+                    if inserted { counts.added += 1 } else { counts.updated += 1 }
+                    landed.append(id)
                 }
-                if try inserted.decode(Bool.self) { counts.added += 1 } else { counts.updated += 1 }
-                landed.append(film.imdbID)
+                counts.kept += round.count - rows.count
             }
             if !landed.isEmpty { try await Self.clearAnswered(landed, c, logger) }
             return counts

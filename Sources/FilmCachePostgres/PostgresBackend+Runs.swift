@@ -80,7 +80,8 @@ extension PostgresBackend {
 
     /// Claims for `runID` those of `ids` no live lease holds and no run answered since `plannedAt`
     /// (a film fetched, a negative answer or an alias recorded at or after it, to the second), and
-    /// renews every lease `runID` holds and the run's own; the IDs granted, in the order asked.
+    /// renews the leases `runID` holds (those with under two thirds of `lease` left) and the run's
+    /// own; the IDs granted, in the order asked.
     ///
     /// Rows another claimer holds locked right now are skipped, not waited for (`SKIP LOCKED`): of
     /// two runs claiming the same IDs at once, each gets those the other did not. New rows go in in
@@ -94,7 +95,8 @@ extension PostgresBackend {
         var attempt = 0
         while true {
             do {
-                let (granted, answered) = try await transaction { c, logger in
+                // One statement: its own transaction, one round trip.
+                let (granted, answered) = try await withConnection { c, logger in
                     try await Self.claim(ids, runID: runID, since: since, leaseSeconds: seconds, c, logger)
                 }
                 let grantedSet = Set(granted)
@@ -108,55 +110,58 @@ extension PostgresBackend {
         }
     }
 
-    /// One claim transaction's statements.
+    /// The claim as one statement, so one snapshot says both what is granted and what was answered.
+    ///
+    /// New rows go in first, in ID order (`added`), granted at once; the rows already there that are
+    /// free are taken (`taken`); the run's row is renewed, and its other leases that have less than
+    /// two thirds of `lease` left (or more than `lease`) are set to `lease` from now. Renewing only
+    /// those keeps each claim's cost flat as the run's claims grow, and every lease still at least
+    /// two thirds of `lease` ahead: a live run renews every third of it.
     private static func claim(
         _ ids: [String], runID: Int, since: Date, leaseSeconds: Double, _ c: PostgresConnection, _ logger: Logger
     ) async throws -> (granted: [String], answered: [String]) {
         var granted: [String] = []
         var answered: [String] = []
-        if !ids.isEmpty {
-            try await c.run(
-                """
-                INSERT INTO claims (imdb_id)
-                SELECT DISTINCT id FROM unnest(\(ids)::text[]) AS asked(id) ORDER BY id ON CONFLICT DO NOTHING
-                """, logger)
-            granted = try await c.rows(
-                """
-                WITH free AS (
-                    SELECT c.imdb_id FROM claims AS c
-                    WHERE c.imdb_id = ANY(\(ids)::text[])
-                      AND (c.lease_until IS NULL OR c.lease_until < now() OR c.run_id = \(runID))
-                      AND NOT EXISTS (SELECT 1 FROM films AS f WHERE f.imdb_id = c.imdb_id AND f.fetched_at >= \(since))
-                      AND NOT EXISTS (SELECT 1 FROM lookups AS l
-                                      WHERE l.imdb_id = c.imdb_id AND l.last_attempt_at >= \(since))
-                      AND NOT EXISTS (SELECT 1 FROM aliases AS a
-                                      WHERE a.asked_id = c.imdb_id AND a.recorded_at >= \(since))
-                    ORDER BY c.imdb_id
-                    FOR UPDATE OF c SKIP LOCKED)
-                UPDATE claims SET run_id = \(runID), lease_until = now() + \(leaseSeconds) * interval '1 second'
-                FROM free WHERE claims.imdb_id = free.imdb_id
-                RETURNING claims.imdb_id
-                """, logger
-            ).map { try $0.decode(String.self) }
-            answered = try await c.rows(
-                """
-                SELECT id FROM unnest(\(ids)::text[]) AS asked(id)
+        for row in try await c.rows(
+            """
+            WITH asked AS (SELECT DISTINCT id FROM unnest(\(ids)::text[]) AS asked(id)),
+            answered AS (
+                SELECT id FROM asked
                 WHERE EXISTS (SELECT 1 FROM films AS f WHERE f.imdb_id = asked.id AND f.fetched_at >= \(since))
                    OR EXISTS (SELECT 1 FROM lookups AS l WHERE l.imdb_id = asked.id AND l.last_attempt_at >= \(since))
-                   OR EXISTS (SELECT 1 FROM aliases AS a WHERE a.asked_id = asked.id AND a.recorded_at >= \(since))
-                """, logger
-            ).map { try $0.decode(String.self) }
+                   OR EXISTS (SELECT 1 FROM aliases AS a WHERE a.asked_id = asked.id AND a.recorded_at >= \(since))),
+            open AS (SELECT id FROM asked EXCEPT SELECT id FROM answered),
+            added AS (
+                INSERT INTO claims (imdb_id, run_id, lease_until)
+                SELECT id, \(runID), now() + \(leaseSeconds) * interval '1 second' FROM open ORDER BY id
+                ON CONFLICT DO NOTHING
+                RETURNING imdb_id),
+            free AS (
+                SELECT c.imdb_id FROM claims AS c
+                WHERE c.imdb_id IN (SELECT id FROM open)
+                  AND (c.lease_until IS NULL OR c.lease_until < now() OR c.run_id = \(runID))
+                ORDER BY c.imdb_id
+                FOR UPDATE OF c SKIP LOCKED),
+            taken AS (
+                UPDATE claims SET run_id = \(runID), lease_until = now() + \(leaseSeconds) * interval '1 second'
+                FROM free WHERE claims.imdb_id = free.imdb_id
+                RETURNING claims.imdb_id),
+            renewed AS (
+                UPDATE claims SET lease_until = now() + \(leaseSeconds) * interval '1 second'
+                WHERE run_id = \(runID) AND imdb_id NOT IN (SELECT imdb_id FROM taken)
+                  AND (lease_until < now() + \(leaseSeconds * 2 / 3) * interval '1 second'
+                       OR lease_until > now() + \(leaseSeconds) * interval '1 second')),
+            run AS (
+                UPDATE runs SET lease_until = now() + \(leaseSeconds) * interval '1 second'
+                WHERE id = \(runID) AND finished_at IS NULL)
+            SELECT imdb_id, true FROM added
+            UNION ALL SELECT imdb_id, true FROM taken
+            UNION ALL SELECT id, false FROM answered
+            """, logger)
+        {
+            let (id, isGranted) = try row.decode((String, Bool).self)
+            if isGranted { granted.append(id) } else { answered.append(id) }
         }
-        try await c.run(
-            """
-            UPDATE claims SET lease_until = now() + \(leaseSeconds) * interval '1 second'
-            WHERE run_id = \(runID) AND NOT (imdb_id = ANY(\(granted)::text[]))
-            """, logger)
-        try await c.run(
-            """
-            UPDATE runs SET lease_until = now() + \(leaseSeconds) * interval '1 second'
-            WHERE id = \(runID) AND finished_at IS NULL
-            """, logger)
         return (granted, answered)
     }
 

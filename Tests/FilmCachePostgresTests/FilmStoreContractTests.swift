@@ -81,6 +81,46 @@ import Testing
     }
 
     @Test(arguments: BackendKind.allCases)
+    func aBatchNamingAnIDTwiceLeavesWhatWritingItsItemsOneByOneLeaves(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            let failure = { (message: String, at: Date) in
+                LookupRecord(
+                    imdbID: "tt0000005", status: .failed, message: message, httpStatus: 503, attemptedAt: at,
+                    nextAttemptAt: at + 60)
+            }
+            try await db.write(
+                WriteBatch(
+                    films: [
+                        SampleFilms.film("tt0000001", title: "First"),
+                        SampleFilms.film("tt0000002"),
+                        SampleFilms.film("tt0000001", title: "Second", fetchedAt: now + 5),
+                        SampleFilms.film("tt0000006"),
+                    ],
+                    lookups: [
+                        failure("HTTP 503", now), failure("HTTP 502", now + 10),
+                        LookupRecord(
+                            imdbID: "tt0000006", status: .notFound, message: "Incorrect IMDb ID.", httpStatus: 200,
+                            attemptedAt: now, nextAttemptAt: now + 86_400),
+                    ],
+                    aliases: [
+                        FilmAlias(askedID: "tt0000002", imdbID: "tt0000001", recordedAt: now),
+                        FilmAlias(askedID: "tt0000003", imdbID: "tt0000001", recordedAt: now),
+                        FilmAlias(askedID: "tt0000003", imdbID: "tt0000002", recordedAt: now + 1),
+                    ]))
+            #expect(try await db.filmCount() == 3)
+            #expect(try await db.film("tt0000001")?.title == "Second", "the later film wins")
+            #expect(try await db.film("tt0000001")?.lastFetched == now + 5)
+            let entry = try #require(try await db.lookup("tt0000005"))
+            #expect(entry.attempts == 2 && entry.message == "HTTP 502" && entry.lastAttemptAt == now + 10)
+            #expect(try await db.lookup("tt0000006")?.status == .notFound, "negative answers come after films")
+            #expect(try await db.aliasTarget(of: "tt0000002") == "tt0000001", "aliases come after films")
+            #expect(try await db.aliasTarget(of: "tt0000003") == "tt0000002", "the later alias wins")
+            try await db.write(WriteBatch(lookups: [failure("HTTP 500", now + 20)]))
+            #expect(try await db.lookup("tt0000005")?.attempts == 3)
+        }
+    }
+
+    @Test(arguments: BackendKind.allCases)
     func statesComeBackInWorklistOrderWithWhatTheCacheKnows(_ kind: BackendKind) async throws {
         try await kind.withBackend { db, _ in
             var old = SampleFilms.film("tt0000002", fetchedAt: now)
