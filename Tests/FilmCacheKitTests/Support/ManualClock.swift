@@ -129,6 +129,13 @@ final class ManualClock: Clock, Sendable {
         }
     }
 
+    /// Waits, without advancing time, until some task sleeps until exactly `deadline`.
+    func waitForSleeper(until deadline: Instant) async {
+        while !state.withLock({ $0.sleepers.values.contains { $0.deadline == deadline } }) {
+            await Task.yield()
+        }
+    }
+
     private static func takeDue(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {
         let now = state.now
         let dueIDs = state.sleepers.filter { $0.value.deadline <= now }.keys.sorted()
