@@ -198,6 +198,7 @@ public struct WarmJob: Sendable {
         try? await writer.flush()
         try? await gate.finish()
         // IDs claimed and not fetched go to the other warms now, not when the lease passes.
+        await queue.settle()
         try? await store.releaseClaims(runID: runID)
         if queue.answeredElsewhere > 0 {
             logger.info("IDs of the plan fetched by other warms", metadata: ["ids": "\(queue.answeredElsewhere)"])
@@ -232,20 +233,23 @@ public struct WarmJob: Sendable {
     }
 
     /// How this run claims its share of a plan other warms share: chunks of four times the
-    /// in-flight cap, and a pause of a quarter lease (0.2 to 5 seconds) before asking again for
-    /// IDs another run holds.
+    /// in-flight cap, and a pause before asking again for IDs another run holds: 0.2 seconds,
+    /// doubling while nothing new is granted, up to a quarter lease (0.2 to 5 seconds).
     private static func claimer<C: Clock>(
         store: any CacheBackend, runID: Int, plannedAt: Date, configuration: WarmConfiguration, stop: WarmStop,
         clock: C
     ) -> WorkQueue.Claimer where C.Duration == Duration {
         let lease = configuration.claimLease
-        let pause = min(max(lease / 4, .milliseconds(200)), .seconds(5))
+        let longest = min(max(lease / 4, .milliseconds(200)), .seconds(5))
         return WorkQueue.Claimer(
             chunk: min(1024, max(16, configuration.maxInFlight * 4)),
             claim: { ids async throws(StoreError) in
                 try await store.claim(ids, runID: runID, plannedAt: plannedAt, lease: lease)
             },
-            pause: { (try? await stop.unlessStopped { try await clock.sleep(for: pause) }) ?? false })
+            pause: { attempt in
+                let pause = min(longest, .milliseconds(200) * (1 << min(attempt, 10)))
+                return (try? await stop.unlessStopped { try await clock.sleep(for: pause) }) ?? false
+            })
     }
 
     /// Renews the run's leases (its claimed IDs and its run row) every third of `lease` on `clock`

@@ -5,7 +5,8 @@ import Synchronization
 /// With a ``Claimer`` (a cache shared by several warms at once) the queue hands out only what the
 /// run has claimed: it claims the plan a chunk at a time, in plan order, passes over IDs another
 /// run has answered since the plan, and comes back, after a pause, to IDs another live run holds,
-/// so IDs a dead run had claimed are fetched once its lease expires.
+/// so IDs a dead run had claimed are fetched once its lease expires. The next chunk is claimed
+/// while the workers still have half a chunk to go, so no worker waits on a claim mid-plan.
 final class WorkQueue: Sendable {
     /// How a run claims its share of a shared plan.
     struct Claimer: Sendable {
@@ -13,8 +14,9 @@ final class WorkQueue: Sendable {
         var chunk: Int
         /// Claims IDs for this run.
         var claim: @Sendable ([String]) async throws(StoreError) -> ClaimOutcome
-        /// Waits before asking again for IDs another run holds; `false` when the run is stopping.
-        var pause: @Sendable () async -> Bool
+        /// Waits before asking again for IDs another run holds (the how-manieth time in a row that
+        /// nothing new was granted, from 0); `false` when the run is stopping.
+        var pause: @Sendable (_ attempt: Int) async -> Bool
     }
 
     private let state: Mutex<State>
@@ -34,6 +36,10 @@ final class WorkQueue: Sendable {
         var held: [FetchTarget] = []
         /// Answered by another run since the plan.
         var answeredElsewhere = 0
+        /// Revisits of held IDs in a row that were granted nothing.
+        var fruitlessRevisits = 0
+        /// A claim ahead of need is under way.
+        var claimingAhead = false
     }
 
     private let stopToken: WarmStop?
@@ -64,38 +70,68 @@ final class WorkQueue: Sendable {
     func next() async throws(StoreError) -> FetchTarget? {
         while true {
             if stopToken?.isRequested == true { return nil }
-            let (target, done) = state.withLock { s -> (FetchTarget?, Bool) in
-                if s.closed { return (nil, true) }
-                if claimer != nil { return (Self.take(s.ready, at: &s.readyNext, skipping: s.arrived), false) }
-                let target = Self.take(s.targets, at: &s.next, skipping: s.arrived)
-                return (target, target == nil)
+            let (target, done, ahead) = state.withLock { s -> (FetchTarget?, Bool, Bool) in
+                if s.closed { return (nil, true, false) }
+                guard let claimer else {
+                    let target = Self.take(s.targets, at: &s.next, skipping: s.arrived)
+                    return (target, target == nil, false)
+                }
+                let target = Self.take(s.ready, at: &s.readyNext, skipping: s.arrived)
+                let ahead =
+                    target != nil && !s.claimingAhead && s.next < s.targets.count
+                    && s.ready.count - s.readyNext < claimer.chunk / 2
+                if ahead { s.claimingAhead = true }
+                return (target, false, ahead)
             }
+            if ahead, let claimer { claimAhead(with: claimer) }
             if let target { return target }
             guard !done, let claimer else { return nil }
-            let more = try await claiming.withLock { () throws(StoreError) -> Bool in try await claim(with: claimer) }
+            let more = try await claiming.withLock { () throws(StoreError) -> Bool in
+                try await claim(with: claimer, ahead: false)
+            }
             if !more { return nil }
         }
     }
 
+    /// Claims the next chunk of the plan in a task of its own, while the workers take what is
+    /// ready. A failure is left for the next claim a worker waits on to meet again.
+    private func claimAhead(with claimer: Claimer) {
+        let task = Task {
+            _ = try? await claiming.withLock { () throws(StoreError) -> Bool in try await claim(with: claimer, ahead: true) }
+            state.withLock { $0.claimingAhead = false }
+        }
+        aheadTasks.withLock { $0.append(task) }
+    }
+
+    /// Claims ahead of need under way when the run ends.
+    private let aheadTasks = Mutex<[Task<Void, Never>]>([])
+
+    /// Waits for every claim under way: after this no claim of this run's is made, so releasing
+    /// its claims releases all of them.
+    func settle() async {
+        for task in aheadTasks.withLock({ $0 }) { await task.value }
+        await claiming.withLock {}
+    }
+
     /// Claims the next chunk of the plan, or when the plan is all asked, the IDs other runs held;
-    /// `false` when nothing is left to ask for.
-    private func claim(with claimer: Claimer) async throws(StoreError) -> Bool {
-        let (chunk, revisit) = state.withLock { s -> ([FetchTarget], Bool) in
-            // Another worker claimed while this one waited.
-            if s.closed { return ([], false) }
-            if s.readyNext < s.ready.count { return ([], false) }
+    /// `false` when nothing is left to ask for. `ahead`: claimed while some are still ready (never a revisit).
+    private func claim(with claimer: Claimer, ahead: Bool) async throws(StoreError) -> Bool {
+        let (chunk, revisit, attempt) = state.withLock { s -> ([FetchTarget], Bool, Int) in
+            // Stopped, or another worker claimed while this one waited.
+            if s.closed || stopToken?.isRequested == true { return ([], false, 0) }
+            if !ahead, s.readyNext < s.ready.count { return ([], false, 0) }
             var chunk: [FetchTarget] = []
             while chunk.count < claimer.chunk, let target = Self.take(s.targets, at: &s.next, skipping: s.arrived) {
                 chunk.append(target)
             }
-            if chunk.isEmpty {
+            if chunk.isEmpty && !ahead {
                 swap(&chunk, &s.held)
-                return (chunk, true)
+                return (chunk, true, s.fruitlessRevisits)
             }
-            return (chunk, false)
+            return (chunk, false, 0)
         }
         if chunk.isEmpty { return state.withLock { !$0.closed && $0.readyNext < $0.ready.count } }
-        if revisit, await !claimer.pause() {
+        if revisit, await !claimer.pause(attempt) {
             state.withLock { $0.held = chunk + $0.held }
             return false
         }
@@ -110,8 +146,10 @@ final class WorkQueue: Sendable {
         let answered = Set(outcome.answered)
         state.withLock { s in
             // A title names no ID to claim: it is this run's.
-            s.ready = chunk.filter { $0.imdbID.map(granted.contains) ?? true }
+            s.ready.removeFirst(s.readyNext)
+            s.ready += chunk.filter { $0.imdbID.map(granted.contains) ?? true }
             s.readyNext = 0
+            if revisit { s.fruitlessRevisits = granted.isEmpty ? s.fruitlessRevisits + 1 : 0 }
             s.held += chunk.filter { target in
                 target.imdbID.map { !granted.contains($0) && !answered.contains($0) } ?? false
             }

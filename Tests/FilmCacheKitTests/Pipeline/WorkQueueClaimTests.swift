@@ -12,6 +12,8 @@ import Testing
             var answered: Set<String>
             var asked: [[String]] = []
             var pauses = 0
+            /// The attempt each pause was told, in order.
+            var attempts: [Int] = []
         }
         let state: Mutex<State>
         /// What the other run does at each of this run's pauses.
@@ -33,9 +35,10 @@ import Testing
                             answered: ids.filter { s.answered.contains($0) })
                     }
                 },
-                pause: {
+                pause: { attempt in
                     self.state.withLock { s in
                         s.pauses += 1
+                        s.attempts.append(attempt)
                         self.atPause(&s)
                     }
                     return true
@@ -72,7 +75,22 @@ import Testing
         let taken = try await drain(queue)
         #expect(taken.compactMap(\.imdbID) == [ids[0], ids[2], ids[3], ids[5], ids[1], ids[4]])
         #expect(other.state.withLock { $0.pauses } == 2)
+        #expect(other.state.withLock { $0.attempts } == [0, 1], "the second pause follows a fruitless one")
         #expect(other.state.withLock { $0.asked.suffix(2) } == [[ids[1], ids[4]], [ids[1], ids[4]]])
+    }
+
+    @Test func theNextChunkIsClaimedWhileHalfAChunkIsStillReady() async throws {
+        let ids = Self.ids(8)
+        let other = OtherRun(holding: [], answered: []) { _ in }
+        let queue = WorkQueue(ids.map(FetchTarget.id), claimer: other.claimer(chunk: 4))
+        for _ in 0..<3 { _ = try await queue.next() }
+        // One of the first chunk is left: the second is claimed now, not when a worker finds none.
+        for _ in 0..<100_000 where other.state.withLock({ $0.asked.count }) < 2 { await Task.yield() }
+        #expect(other.state.withLock { $0.asked } == [Array(ids[0..<4]), Array(ids[4..<8])])
+        await queue.settle()
+        let rest = try await drain(queue)
+        #expect(rest.compactMap(\.imdbID) == Array(ids[3..<8]))
+        #expect(other.state.withLock { $0.asked.count } == 2 && queue.remaining == 0)
     }
 
     @Test func heldIDsTheOtherRunAnswersAreDroppedNotFetched() async throws {
