@@ -97,7 +97,9 @@ final class WorkQueue: Sendable {
     /// ready. A failure is left for the next claim a worker waits on to meet again.
     private func claimAhead(with claimer: Claimer) {
         let task = Task {
-            _ = try? await claiming.withLock { () throws(StoreError) -> Bool in try await claim(with: claimer, ahead: true) }
+            _ = try? await claiming.withLock { () throws(StoreError) -> Bool in
+                try await claim(with: claimer, ahead: true)
+            }
             state.withLock { $0.claimingAhead = false }
         }
         aheadTasks.withLock { $0.append(task) }
