@@ -58,8 +58,32 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
         return PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
-    /// One connection outside the pool; the caller closes it.
+    /// How long a connection may take, from the first packet to the server's "ready".
+    static let connectLimit = Duration.seconds(10)
+
+    /// One connection outside the pool; the caller closes it. `unavailable` when the server has not
+    /// let it in within ``connectLimit``: a server that is frozen or cut off accepts the TCP
+    /// connection, or drops its packets, and never answers.
     func connect() async throws(StoreError) -> PostgresConnection {
+        let database = location.displayName
+        do {
+            return try await race {
+                try await self.connectNow()
+            } against: {
+                try await Task.sleep(for: Self.connectLimit)
+                throw StoreError.unavailable(
+                    database: database,
+                    message: "the server did not answer within \(Self.connectLimit.components.seconds) s")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .failed(database: database, message: "the operation was cancelled", code: "cancelled")
+        }
+    }
+
+    /// Connects with no limit but the TCP connect's own.
+    private func connectNow() async throws(StoreError) -> PostgresConnection {
         try await mapping(probing: false) { () async throws -> PostgresConnection in
             let tls: PostgresConnection.Configuration.TLS
             switch (location.sslMode, self.tls) {
@@ -76,29 +100,11 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
         }
     }
 
-    /// How long a connection may take, from the first packet to the server's "ready".
-    static let connectLimit = Duration.seconds(10)
-
-    /// Connects and disconnects: throws what keeps a connection from being made, if anything does,
-    /// `unavailable` when the server has not let it in within ``connectLimit`` (a server that is
-    /// frozen or cut off accepts the TCP connection, or drops its packets, and never answers).
+    /// Connects and disconnects: throws what keeps a connection from being made, if anything does
+    /// (see ``connect()``).
     func probe() async throws(StoreError) {
-        let database = location.displayName
-        do {
-            try await race {
-                let connection = try await self.connect()
-                try? await connection.close()
-            } against: {
-                try await Task.sleep(for: Self.connectLimit)
-                throw StoreError.unavailable(
-                    database: database,
-                    message: "the server did not answer within \(Self.connectLimit.components.seconds) s")
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .failed(database: database, message: "the operation was cancelled", code: "cancelled")
-        }
+        let connection = try await connect()
+        try? await connection.close()
     }
 
     /// Runs `body`, turning what it throws into a `StoreError` about this database. An error that

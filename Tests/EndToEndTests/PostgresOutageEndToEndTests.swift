@@ -105,4 +105,31 @@ import Testing
             try expectLedgerCoversCallsAndTheNextWarmFinishes(database, standIn: standIn)
         }
     }
+
+    @Test func commandsStartedWhileTheServerIsFrozenExit75() async throws {
+        try await offThePool {
+            let database = try server.createDatabase()
+            let url = server.url(database: database)
+            let worklist = try scratch.worklist("w.txt", Array(ids.prefix(3)))
+            // The schema is made while the server answers; then it stops answering.
+            let standIn = try StandInProcess(arguments: ["--generate", "3"], corpus: nil)
+            let first = try BuiltBinaries.run(
+                "filmcache", ["warm", "--db", url, "--base-url", standIn.baseURL, "--no-progress", worklist],
+                environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            try server.freeze()
+            defer { try? server.thaw() }
+            for arguments in [
+                ["quota", "--db", url], ["plan", "--db", url, worklist],
+                ["warm", "--db", url, "--base-url", standIn.baseURL, "--no-progress", worklist],
+            ] {
+                let started = Date()
+                let out = try RunningBinary("filmcache", arguments, environment: environment).wait(timeout: 90)
+                let took = Int(Date().timeIntervalSince(started))
+                #expect(out.status == 75, "\(arguments[0]): exit \(out.status) after \(took) s: \(out.stderr)")
+                #expect(out.stderr.contains("is unavailable"), "\(arguments[0]): \(out.stderr)")
+            }
+            #expect(try standIn.requestCount() == 3, "no call while the cache cannot be reached")
+        }
+    }
 }

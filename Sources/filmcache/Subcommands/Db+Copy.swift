@@ -164,7 +164,7 @@ extension FilmCacheCommand.Db {
                 throw fail(
                     "a warm holds \(path) (\(who)); copy when it has finished", status: ExitStatus.tryAgainLater)
             } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
+                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
         }
     }

@@ -75,7 +75,7 @@ extension FilmCacheCommand {
                 } catch {
                     TerminalStatusLine.standardError.clear()
                     print(ImportReport.text(total, files: inputs.count, database: database))
-                    throw fail(error.description, status: ExitStatus.ioError)
+                    throw fail(error.description, status: CommonOptions.exitStatus(for: error))
                 }
             }
             TerminalStatusLine.standardError.clear()

@@ -67,7 +67,7 @@ extension FilmCacheCommand {
                 night = try await NightPlan.make(
                     worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: now)
             } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
+                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
             if json {
                 print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids))

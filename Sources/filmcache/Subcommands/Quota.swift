@@ -64,7 +64,7 @@ extension FilmCacheCommand {
                     store: store, keyFingerprint: key, settings: settings,
                     dailyLimit: planning.dailyLimit ?? job?.plan.dailyLimit, now: now)
             } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
+                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
             if fingerprint != nil, !status.keyInLedger {
                 // Never echo the value: it may be the key itself, which is eight hex digits too.

@@ -52,7 +52,7 @@ extension FilmCacheCommand {
                     store: store, databasePath: database, settings: settings, worklist: worklist,
                     now: now)
             } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
+                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
             print(json ? StatsReport.json(stats) : StatsReport.text(stats))
         }

@@ -90,4 +90,9 @@ extension CommonOptions {
         if case .unavailable = error { return ExitStatus.tryAgainLater }
         return ExitStatus.ioError
     }
+
+    /// The exit status of a command a read or write failed: a `StoreError`'s (see above), else 74.
+    static func exitStatus(for error: any Error) -> Int32 {
+        (error as? StoreError).map { exitStatus(for: $0) } ?? ExitStatus.ioError
+    }
 }
