@@ -15,18 +15,13 @@ extension PostgresBackend {
     public func transferPage(_ table: CacheTable, after cursor: TransferCursor, limit: Int) async throws(StoreError)
         -> TransferPage
     {
-        if table == .films {
-            guard case .id(let after) = cursor else {
-                return .films(try await films(after: "", limit: limit, since: nil))
-            }
-            return .films(try await films(after: after, limit: limit, since: nil))
-        }
+        if table == .films { return .films(try await films(after: cursor.filmID, limit: limit, since: nil)) }
         let key = cursor.keyValues
         let sql = table.pageSQL(
             select: Self.reading,
             afterKey: key.map { Self.placeholders(Array(table.columns.prefix($0.count)), offset: 0) },
             limit: "$\((key?.count ?? 0) + 1)")
-        let kinds = table.columns.map(\.kind) + (table == .runs ? [.integer] : [])
+        let kinds = table.readKinds
         let binds = PostgresBindings(values: (key ?? []) + [.integer(limit)])
         let rows = try await withConnection { c, logger in
             try await c.rows(PostgresQuery(unsafeSQL: sql, binds: binds), logger).map { row in

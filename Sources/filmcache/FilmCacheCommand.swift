@@ -63,18 +63,24 @@ struct CommonOptions: ParsableArguments {
     /// On a terminal, log lines clear the progress line first and it is redrawn below them.
     /// A job file's `log_format` that is not one of the formats is exit 78, naming the key and the values.
     func makeLogger(job: JobFile? = nil) throws -> Logger {
-        let terminal = TerminalStatusLine.standardErrorIsTerminal
         if let text = job?.logFormat, LogFormat(rawValue: text) == nil {
             throw fail(
                 "job file \(job?.path ?? ""): log_format: \"\(LogText.escaped(text))\" is not one of "
                     + LogFormat.allCases.map(\.rawValue).joined(separator: ", "), status: ExitStatus.configuration)
         }
-        let format = logFormat ?? job?.logFormat.flatMap(LogFormat.init(rawValue:)) ?? (terminal ? .human : .logfmt)
+        return Self.makeLogger(level: logLevel, format: logFormat ?? job?.logFormat.flatMap(LogFormat.init(rawValue:)))
+    }
+
+    /// A logger writing to standard error at `level`, in `format` (`nil`: human on a terminal,
+    /// logfmt otherwise), clearing and redrawing the progress line on a terminal.
+    static func makeLogger(level: Logger.Level, format: LogFormat?) -> Logger {
+        let terminal = TerminalStatusLine.standardErrorIsTerminal
+        let format = format ?? (terminal ? .human : .logfmt)
         var logger = Logger(label: "filmcache") { label -> any LogHandler in
             let handler: any LogHandler = LineLogHandler(label: label, format: format.lineFormat)
             return terminal ? StatusLineLogHandler(wrapping: handler) : handler
         }
-        logger.logLevel = logLevel
+        logger.logLevel = level
         return logger
     }
 }

@@ -38,8 +38,8 @@ final class WorkQueue: Sendable {
         var answeredElsewhere = 0
         /// Revisits of held IDs in a row that were granted nothing.
         var fruitlessRevisits = 0
-        /// A claim ahead of need is under way.
-        var claimingAhead = false
+        /// The claim ahead of need under way, if one is.
+        var aheadClaim: Task<Void, Never>?
     }
 
     private let stopToken: WarmStop?
@@ -70,20 +70,20 @@ final class WorkQueue: Sendable {
     func next() async throws(StoreError) -> FetchTarget? {
         while true {
             if stopToken?.isRequested == true { return nil }
-            let (target, done, ahead) = state.withLock { s -> (FetchTarget?, Bool, Bool) in
-                if s.closed { return (nil, true, false) }
+            let (target, done) = state.withLock { s -> (FetchTarget?, Bool) in
+                if s.closed { return (nil, true) }
                 guard let claimer else {
                     let target = Self.take(s.targets, at: &s.next, skipping: s.arrived)
-                    return (target, target == nil, false)
+                    return (target, target == nil)
                 }
                 let target = Self.take(s.ready, at: &s.readyNext, skipping: s.arrived)
-                let ahead =
-                    target != nil && !s.claimingAhead && s.next < s.targets.count
-                    && s.ready.count - s.readyNext < claimer.chunk / 2
-                if ahead { s.claimingAhead = true }
-                return (target, false, ahead)
+                if target != nil, s.aheadClaim == nil, s.next < s.targets.count,
+                    s.ready.count - s.readyNext < claimer.chunk / 2
+                {
+                    s.aheadClaim = claimAhead(with: claimer)
+                }
+                return (target, false)
             }
-            if ahead, let claimer { claimAhead(with: claimer) }
             if let target { return target }
             guard !done, let claimer else { return nil }
             let more = try await claiming.withLock { () throws(StoreError) -> Bool in
@@ -95,23 +95,19 @@ final class WorkQueue: Sendable {
 
     /// Claims the next chunk of the plan in a task of its own, while the workers take what is
     /// ready. A failure is left for the next claim a worker waits on to meet again.
-    private func claimAhead(with claimer: Claimer) {
-        let task = Task {
+    private func claimAhead(with claimer: Claimer) -> Task<Void, Never> {
+        Task {
             _ = try? await claiming.withLock { () throws(StoreError) -> Bool in
                 try await claim(with: claimer, ahead: true)
             }
-            state.withLock { $0.claimingAhead = false }
+            state.withLock { $0.aheadClaim = nil }
         }
-        aheadTasks.withLock { $0.append(task) }
     }
-
-    /// Claims ahead of need under way when the run ends.
-    private let aheadTasks = Mutex<[Task<Void, Never>]>([])
 
     /// Waits for every claim under way: after this no claim of this run's is made, so releasing
     /// its claims releases all of them.
     func settle() async {
-        for task in aheadTasks.withLock({ $0 }) { await task.value }
+        while let claim = state.withLock({ $0.aheadClaim }) { await claim.value }
         await claiming.withLock {}
     }
 

@@ -20,19 +20,15 @@ extension CacheStore {
     public func transferPage(_ table: CacheTable, after cursor: TransferCursor, limit: Int) throws(StoreError)
         -> TransferPage
     {
-        if table == .films {
-            guard case .id(let after) = cursor else { return .films(try films(after: "", limit: limit, since: nil)) }
-            return .films(try films(after: after, limit: limit, since: nil))
-        }
+        if table == .films { return .films(try films(after: cursor.filmID, limit: limit, since: nil)) }
         let key = cursor.keyValues
         let sql = table.pageSQL(
             select: { $0.name }, afterKey: key.map { $0.indices.map { "?\($0 + 1)" } },
             limit: "?\((key?.count ?? 0) + 1)")
-        let width = table.columns.count + (table == .runs ? 1 : 0)
-        let kinds = table.columns.map(\.kind) + (table == .runs ? [.integer] : [])
+        let kinds = table.readKinds
         let rows = try withConnection { c throws(StoreError) in
             try c.db.cached(sql).query((key ?? []) + [.integer(limit)]) { row in
-                (0..<width).map { i -> SQLiteValue in
+                kinds.indices.map { i -> SQLiteValue in
                     switch kinds[i] {
                     case .integer: .optional(row.int(Int32(i)))
                     case .real: .optional(row.double(Int32(i)))

@@ -68,6 +68,10 @@ extension CacheTable {
     /// The key's columns.
     package var keyColumns: [String] { columns.prefix(keyCount).map(\.name) }
 
+    /// The kinds of the values a page row reads (``pageSQL(select:afterKey:limit:)``): the columns',
+    /// and a run's count of earlier runs with the same start.
+    package var readKinds: [TransferColumnKind] { columns.map(\.kind) + (self == .runs ? [.integer] : []) }
+
     /// A page of the table after a key (`afterKey` placeholders for its values; `nil` at the start),
     /// in key order, `limit` rows; `select` gives the expression that reads a column. A run also
     /// reads how many of its database's runs started in the same second with the same key before it.
@@ -141,6 +145,11 @@ extension CacheTable {
 }
 
 extension TransferCursor {
+    /// The film ID a page of films starts after: `""` at the start.
+    package var filmID: String {
+        if case .id(let id) = self { id } else { "" }
+    }
+
     /// The values of the key a page starts after; `nil` at the start.
     package var keyValues: [SQLiteValue]? {
         switch self {

@@ -65,13 +65,7 @@ extension FilmCacheCommand.Db {
         }
 
         func run() async throws {
-            let terminal = TerminalStatusLine.standardErrorIsTerminal
-            let format = logFormat ?? (terminal ? .human : .logfmt)
-            let logger = Logger(label: "filmcache") { label in
-                var handler = LineLogHandler(label: label, format: format.lineFormat)
-                handler.logLevel = logLevel
-                return handler
-            }
+            let logger = CommonOptions.makeLogger(level: logLevel, format: logFormat)
             let source = try CommonOptions.location(flag: from, job: nil, flagName: "FROM")
             let target = try CommonOptions.location(flag: to, job: nil, flagName: "TO")
             if case .sqlite(let path) = source, !FileManager.default.fileExists(atPath: path) {
