@@ -6,8 +6,8 @@ import PostgresNIO
 /// reservation, release and limit of one key made under that key's advisory lock, so that no two
 /// hosts grant the same last calls.
 extension PostgresBackend {
-    /// The channel `markExhausted` notifies, with `"<key> <day>"` (no warm listens yet: the others
-    /// stop at their next reservation, which the ledger refuses).
+    /// The channel `markExhausted` notifies, with `"<key> <day>"`; every warm listens on it
+    /// (``watchExhaustion(key:noticed:)``) and stops at once.
     public static let quotaChannel = "filmcache_quota"
 
     /// Reserves up to `count` calls (see `CacheStore.reserveCalls`): read the day's use and add to it

@@ -24,7 +24,7 @@ public final class PostgresBackend: CacheBackend {
     let logger: Logger
     /// How a film is written and read, from the `films` table's own column types.
     let filmSQL: FilmSQL
-    private let connector: Connector
+    let connector: Connector
     private let running: Mutex<Task<Void, Never>?>
 
     private init(

@@ -145,6 +145,49 @@ import Testing
         }
     }
 
+    @Test func aLimitOneWarmMeetsStopsTheOthersAtOnce() async throws {
+        try await offThePool {
+            let ids = GeneratedIDs.first(200)
+            let worklist = try scratch.worklist("w.txt", ids)
+            let url = try database()
+            // One key, two OMDb stand-ins: the first answers "limit reached" after 5 calls, the
+            // second never does. The slow warm sends one call a second from a block of 8 reserved
+            // calls: told nothing, it would go on spending that block for seconds after the limit.
+            let limited = try StandInProcess(arguments: ["--generate", "200", "--daily-limit", "5"], corpus: nil)
+            let open = try StandInProcess(arguments: ["--generate", "200"], corpus: nil)
+            func warm(_ standIn: StandInProcess, _ pace: [String]) throws -> RunningBinary {
+                try RunningBinary(
+                    "filmcache",
+                    ["warm", "--db", url, "--base-url", standIn.baseURL, "--no-progress"] + pace + [worklist],
+                    environment: environment())
+            }
+            let slow = try warm(open, ["--rate", "1", "--burst", "1", "--max-in-flight", "8"])
+            var deadline = Date().addingTimeInterval(30)
+            while try open.requestCount() < 2, Date() < deadline { usleep(50_000) }
+            let fast = try warm(limited, ["--rate", "0", "--max-in-flight", "1"])
+            deadline = Date().addingTimeInterval(60)
+            let exhausted = "SELECT count(*) FROM quota_ledger WHERE exhausted_at IS NOT NULL"
+            while try count(url, exhausted) == 0, Date() < deadline { usleep(20_000) }
+            let sentAtTheLimit = try open.requestCount()
+            #expect(try count(url, exhausted) == 1, "the fast warm recorded the limit")
+            let fastOut = fast.wait(timeout: 60)
+            let slowOut = slow.wait(timeout: 30)
+            // Waited past two more of the slow warm's beats, had it gone on.
+            usleep(2_500_000)
+            let sentAfter = try open.requestCount() - sentAtTheLimit
+            #expect(fastOut.status == 75 && slowOut.status == 75, "\(fastOut.stderr)\n\(slowOut.stderr)")
+            #expect(slowOut.stderr.contains("limit reached by another warm"), "\(slowOut.stderr)")
+            // A call already on its way may land; none is sent after the notice.
+            #expect(sentAfter <= 1, "the slow warm sent \(sentAfter) calls after the limit was recorded")
+            #expect(
+                try sql(url, "SELECT string_agg(outcome, ' ' ORDER BY id) FROM runs")
+                    == "limit-reached limit-reached")
+            let served = try open.requestCount() + limited.requestCount()
+            let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
+            #expect(ledger >= served, "ledger \(ledger), served \(served)")
+        }
+    }
+
     @Test func thePasswordComesOnlyFromTheEnvironmentOrAFileAndIsNeverShown() async throws {
         try await offThePool {
             let url = try database()

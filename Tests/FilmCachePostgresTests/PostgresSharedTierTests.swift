@@ -44,6 +44,26 @@ import Testing
         #expect(used == 475)
     }
 
+    @Test func aLimitOneHostRecordsIsToldToEveryWatcherOfItsKeyAtOnce() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            try await db.markExhausted(key: "ab12", day: "2026-11-20", dailyLimit: 1000, at: utc(2026, 11, 20, 23))
+            let (days, told) = AsyncStream.makeStream(of: String.self)
+            let watch = Task { await db.watchExhaustion(key: "ab12") { told.yield($0) } }
+            var heard = days.makeAsyncIterator()
+            // A limit recorded before the watch began is told once it listens.
+            #expect(await heard.next() == "2026-11-20")
+            try await database.withBackend { other in
+                try await other.markExhausted(key: "cd34", day: "2026-11-19", dailyLimit: 1000, at: utc(2026, 11, 19))
+                try await other.markExhausted(key: "ab12", day: "2026-11-21", dailyLimit: 1000, at: utc(2026, 11, 21))
+            }
+            // Another key's limit is not told; this key's is, as its transaction commits.
+            #expect(await heard.next() == "2026-11-21")
+            watch.cancel()
+            await watch.value
+        }
+    }
+
     @Test func twoRunsClaimingTheSameIDsAtOnceSplitThemWithoutOverlap() async throws {
         let database = try Scratch.database()
         let ids = (0..<1000).map { String(format: "tt%07d", $0) }

@@ -164,6 +164,10 @@ public struct WarmJob: Sendable {
             of: store, if: shared, runID: runID, plannedAt: startedAt,
             lease: configuration.claimLease, on: clock)
 
+        // Another warm on this key seeing OMDb's limit stops this one at once, mid-block.
+        let limitWatch = Task { [store, key = configuration.apiKey.fingerprint] in
+            await store.watchExhaustion(key: key) { day in recorder.limitReached(elsewhereOn: day) }
+        }
         let failure: WarmError?
         do {
             // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
@@ -194,6 +198,7 @@ public struct WarmJob: Sendable {
         } catch {
             failure = Self.warmError(error)
         }
+        limitWatch.cancel()
         // Whatever happened above, commit what arrived and return unsent reservations.
         try? await writer.flush()
         try? await gate.finish()

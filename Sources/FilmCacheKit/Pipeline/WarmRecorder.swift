@@ -132,13 +132,14 @@ struct WarmRecorder: Sendable {
                 "OMDb daily limit reached; stopping", metadata: subject.merging(["message": "\(message)"]) { $1 })
             gate.close()
             queue.stop()
-            try await store.markExhausted(
-                key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: at).key,
-                dailyLimit: configuration.dailyLimit, at: at)
+            // Counted before the mark, whose notice comes back to this run too.
             tally.withLock {
                 $0.stopReason = .limitReached
                 $0.calls[.limit, default: 0] += 1
             }
+            try await store.markExhausted(
+                key: configuration.apiKey.fingerprint, day: configuration.quotaDay(containing: at).key,
+                dailyLimit: configuration.dailyLimit, at: at)
         case .noBudget, .stopped:
             queue.stop()
         case .circuitOpen:
@@ -153,6 +154,20 @@ struct WarmRecorder: Sendable {
                 logger.error("OMDb unreachable; stopping", metadata: ["error": "\(why)"])
             }
         }
+    }
+
+    /// Another process recorded OMDb's "limit reached" for this key on `day`: when that is the day
+    /// calls are now charged to, no further call, and the run ends as if it had seen the limit.
+    func limitReached(elsewhereOn day: String) {
+        guard day == configuration.quotaDay(containing: now()).key else { return }
+        gate.close()
+        queue.stop()
+        let first = tally.withLock {
+            guard $0.stopReason == nil else { return false }
+            $0.stopReason = .limitReached
+            return true
+        }
+        if first { logger.warning("OMDb daily limit reached by another warm on this key; stopping") }
     }
 
     /// Ends the run for `reason`: no further call. Returns whether this was the first reason given,

@@ -68,6 +68,11 @@ public protocol QuotaLedger: Sendable {
     func observedResets(key: String) async throws(StoreError) -> [Date]
     /// The daily limit the latest warm of `key` was configured with.
     func latestDailyLimit(key: String) async throws(StoreError) -> Int?
+    /// Runs until cancelled (and returns at once then), calling `noticed` with the quota day
+    /// (`QuotaDay.key`) each time another process records OMDb's "limit reached" for `key`
+    /// (``markExhausted(key:day:dailyLimit:at:)``), and, once listening, with each recent day already
+    /// exhausted. A backend that one warm at a time writes has nothing to tell and only waits.
+    func watchExhaustion(key: String, noticed: @escaping @Sendable (String) async -> Void) async
 }
 
 /// The history of warms.
@@ -146,6 +151,11 @@ extension PlanStore {
 }
 
 extension QuotaLedger {
+    /// Waits until cancelled: with one writer at a time, no other process reaches the limit.
+    public func watchExhaustion(key: String, noticed: @escaping @Sendable (String) async -> Void) async {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+    }
+
     /// Reserves with the day's first minute and no run.
     public func reserveCalls(
         _ count: Int, key: String, day: QuotaDay, minute: Int? = nil, dailyLimit: Int, usable: Int
