@@ -94,7 +94,9 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
             var configuration = PostgresConnection.Configuration(
                 host: location.host, port: location.port, username: location.user, password: password,
                 database: location.database, tls: tls)
-            configuration.options.connectTimeout = .init(Self.connectLimit)
+            // Past the race in `connect()`, so that a server that does not answer is told one way
+            // (its words), whether the TCP connect or the startup is what hangs.
+            configuration.options.connectTimeout = .init(Self.connectLimit + .seconds(5))
             configuration.options.additionalStartupParameters = [("application_name", Self.applicationName + " open")]
             return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         }

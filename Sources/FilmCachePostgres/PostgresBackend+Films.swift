@@ -30,6 +30,12 @@ extension PostgresBackend {
             for round in batch.lookups.rounds(by: \.imdbID) {
                 try await c.run(Self.upsertLookups(round), logger)
             }
+            // An ID answered needs no claim: no run is granted it again (see `claim`). Dropping the
+            // claim here keeps a run's claims to its IDs in flight, and so each claim's renewal short.
+            let answered = batch.films.map(\.imdbID) + batch.aliases.map(\.askedID) + batch.lookups.map(\.imdbID)
+            if !answered.isEmpty {
+                try await c.run("DELETE FROM claims WHERE imdb_id = ANY(\(answered))", logger)
+            }
         }
     }
 

@@ -8,7 +8,7 @@ import PostgresNIO
 /// for its key, rather than spending the rest of its reserved block.
 extension PostgresBackend {
     /// How long the watch waits before listening again after its connection was lost.
-    static let relistenDelay = Duration.seconds(2)
+    static let relistenDelay = Duration.seconds(5)
 
     public func watchExhaustion(key: String, noticed: @escaping @Sendable (String) async -> Void) async {
         while !Task.isCancelled {

@@ -116,7 +116,9 @@ extension PostgresBackend {
     /// free are taken (`taken`); the run's row is renewed, and its other leases that have less than
     /// two thirds of `lease` left (or more than `lease`) are set to `lease` from now. Renewing only
     /// those keeps each claim's cost flat as the run's claims grow, and every lease still at least
-    /// two thirds of `lease` ahead: a live run renews every third of it.
+    /// two thirds of `lease` ahead: a live run renews every third of it. A lease locked by the run's
+    /// own writer (which drops the claims of the IDs it commits) is skipped, not waited for: the
+    /// two never wait on each other in a circle.
     private static func claim(
         _ ids: [String], runID: Int, since: Date, leaseSeconds: Double, _ c: PostgresConnection, _ logger: Logger
     ) async throws -> (granted: [String], answered: [String]) {
@@ -148,9 +150,12 @@ extension PostgresBackend {
                 RETURNING claims.imdb_id),
             renewed AS (
                 UPDATE claims SET lease_until = now() + \(leaseSeconds) * interval '1 second'
-                WHERE run_id = \(runID) AND imdb_id NOT IN (SELECT imdb_id FROM taken)
-                  AND (lease_until < now() + \(leaseSeconds * 2 / 3) * interval '1 second'
-                       OR lease_until > now() + \(leaseSeconds) * interval '1 second')),
+                WHERE imdb_id IN (
+                    SELECT imdb_id FROM claims
+                    WHERE run_id = \(runID) AND imdb_id NOT IN (SELECT imdb_id FROM taken)
+                      AND (lease_until < now() + \(leaseSeconds * 2 / 3) * interval '1 second'
+                           OR lease_until > now() + \(leaseSeconds) * interval '1 second')
+                    FOR UPDATE SKIP LOCKED)),
             run AS (
                 UPDATE runs SET lease_until = now() + \(leaseSeconds) * interval '1 second'
                 WHERE id = \(runID) AND finished_at IS NULL)

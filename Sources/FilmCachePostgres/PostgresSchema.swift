@@ -204,7 +204,10 @@ enum PostgresSchema {
         if let found, found > currentVersion {
             throw StoreError.newerSchema(database: database, found: found, supported: currentVersion)
         }
-        if found == currentVersion { return }
+        if found == currentVersion {
+            if !readOnly { try await compressWithLZ4(c, logger: logger) }
+            return
+        }
         guard !readOnly else {
             throw StoreError.open(
                 database: database,
@@ -232,6 +235,35 @@ enum PostgresSchema {
                 }
                 try await c.run("INSERT INTO schema_migrations (version) VALUES (\(migration.version))", logger)
             }
+        }
+        try await compressWithLZ4(c, logger: logger)
+    }
+
+    /// Has the server compress films' long values (the raw body, the plot, the lists) with lz4 where
+    /// it can: several times faster than its default (pglz), which took a third of a batch write.
+    ///
+    /// A storage setting, not a table change, so no schema version: made by the first writable open
+    /// of the database's owner, old databases included (values already stored keep theirs). It waits
+    /// at most a second for its lock, and when it cannot have it, or the role does not own the table,
+    /// or the server has no lz4, everything works as before.
+    static func compressWithLZ4(_ c: PostgresConnection, logger: Logger) async throws {
+        let columns = try await c.rows(
+            """
+            SELECT quote_ident(a.attname) FROM pg_attribute AS a JOIN pg_class AS t ON t.oid = a.attrelid
+            WHERE t.oid = 'films'::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
+              AND a.attcompression IS DISTINCT FROM 'l' AND pg_has_role(t.relowner, 'USAGE')
+              AND EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))
+            """, logger
+        ).map { try $0.decode(String.self) }
+        guard !columns.isEmpty else { return }
+        do {
+            try await c.withTransaction(logger: logger) { c in
+                try await c.run("SET LOCAL lock_timeout = '1s'", logger)
+                let changes = columns.map { "ALTER COLUMN \($0) SET COMPRESSION lz4" }.joined(separator: ", ")
+                try await c.run(PostgresQuery(unsafeSQL: "ALTER TABLE films " + changes), logger)
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+            logger.debug("films left with the server's compression: its lock was busy", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -155,6 +155,47 @@ import Testing
         }
     }
 
+    @Test func anIDsClaimEndsWithTheBatchThatAnswersIt() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            let plannedAt = Date()
+            let first = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            let second = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            let ids = ["tt0000001", "tt0000002", "tt0000003", "tt0000004"]
+            #expect(try await db.claim(ids, runID: first, plannedAt: plannedAt, lease: .seconds(60)).granted == ids)
+            try await db.write(
+                WriteBatch(
+                    films: [SampleFilms.film("tt0000001", fetchedAt: plannedAt + 1)],
+                    lookups: [
+                        LookupRecord(
+                            imdbID: "tt0000002", status: .failed, message: "HTTP 503", httpStatus: 503,
+                            attemptedAt: plannedAt + 1, nextAttemptAt: plannedAt + 3600)
+                    ],
+                    aliases: [FilmAlias(askedID: "tt0000003", imdbID: "tt0000001", recordedAt: plannedAt + 1)]))
+            // Only the ID still in flight keeps its claim, so the run's renewals stay short.
+            #expect(try database.sql("SELECT string_agg(imdb_id, ' ') FROM claims") == "tt0000004")
+            let outcome = try await db.claim(ids, runID: second, plannedAt: plannedAt, lease: .seconds(60))
+            #expect(outcome.granted.isEmpty, "tt0000004 is still held")
+            #expect(outcome.answered == ["tt0000001", "tt0000002", "tt0000003"])
+        }
+    }
+
+    @Test func aWritableOpenHasFilmsLongValuesCompressedWithLZ4() async throws {
+        let database = try Scratch.database()
+        let compression = """
+            SELECT string_agg(DISTINCT attcompression::text, ' ') FROM pg_attribute
+            WHERE attrelid = 'films'::regclass AND attname IN ('raw_json', 'plot', 'actors')
+            """
+        try await database.withBackend { _ in }
+        #expect(try database.sql(compression) == "l")
+        // As a database made before this setting: the next writable open sets it, a read-only one never.
+        _ = try database.sql("ALTER TABLE films ALTER COLUMN raw_json SET COMPRESSION pglz")
+        try await database.withBackend(readOnly: true) { _ in }
+        #expect(try database.sql(compression) == "l p")
+        try await database.withBackend { _ in }
+        #expect(try database.sql(compression) == "l")
+    }
+
     @Test func aLiveRunOfAnotherHostIsNotClosedAsKilled() async throws {
         let database = try Scratch.database()
         try await database.withBackend { db in
