@@ -74,6 +74,8 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
                 throw StoreError.unavailable(
                     database: database,
                     message: "the server did not answer within \(Self.connectLimit.components.seconds) s")
+            } leftover: { late in
+                try? await late.close()
             }
         } catch let error as StoreError {
             throw error

@@ -32,7 +32,9 @@ extension PostgresBackend {
             }
             // An ID answered needs no claim: no run is granted it again (see `claim`). Dropping the
             // claim here keeps a run's claims to its IDs in flight, and so each claim's renewal short.
-            let answered = batch.films.map(\.imdbID) + batch.aliases.map(\.askedID) + batch.lookups.map(\.imdbID)
+            let answered =
+                batch.films.map(\.imdbID) + batch.aliases.map(\.askedID) + batch.lookups.map(\.imdbID)
+                + batch.titles.map(\.key.claimKey)
             if !answered.isEmpty {
                 try await c.run("DELETE FROM claims WHERE imdb_id = ANY(\(answered))", logger)
             }

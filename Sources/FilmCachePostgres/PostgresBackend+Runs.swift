@@ -111,6 +111,7 @@ extension PostgresBackend {
     }
 
     /// The claim as one statement, so one snapshot says both what is granted and what was answered.
+    /// A title is claimed by its `TitleKey.claimKey` and answered once the title index has it.
     ///
     /// New rows go in first, in ID order (`added`), granted at once; the rows already there that are
     /// free are taken (`taken`); the run's row is renewed, and its other leases that have less than
@@ -131,7 +132,12 @@ extension PostgresBackend {
                 SELECT id FROM asked
                 WHERE EXISTS (SELECT 1 FROM films AS f WHERE f.imdb_id = asked.id AND f.fetched_at >= \(since))
                    OR EXISTS (SELECT 1 FROM lookups AS l WHERE l.imdb_id = asked.id AND l.last_attempt_at >= \(since))
-                   OR EXISTS (SELECT 1 FROM aliases AS a WHERE a.asked_id = asked.id AND a.recorded_at >= \(since))),
+                   OR EXISTS (SELECT 1 FROM aliases AS a WHERE a.asked_id = asked.id AND a.recorded_at >= \(since))
+                   OR EXISTS (
+                       SELECT 1 FROM titles AS t
+                       WHERE asked.id LIKE 't:%' AND t.year::text = split_part(asked.id, ':', 2)
+                         AND t.type = split_part(asked.id, ':', 3) AND t.title_key = split_part(asked.id, ':', 4)
+                         AND t.resolved_at >= \(since))),
             open AS (SELECT id FROM asked EXCEPT SELECT id FROM answered),
             added AS (
                 INSERT INTO claims (imdb_id, run_id, lease_until)

@@ -7,11 +7,15 @@ import Synchronization
 /// answering (frozen, or cut off without a reset) ignores cancellation until the connection ends,
 /// which may be never. Here the caller is answered as soon as either side ends; the abandoned side
 /// ends when it ends, and the process is free to report the database unavailable and exit.
+///
+/// A value a side gives after the race is decided (a connection made just too late) goes to
+/// `leftover`, so that it can be closed rather than dropped.
 func race<T: Sendable>(
     _ work: @escaping @Sendable () async throws -> T,
-    against watch: @escaping @Sendable () async throws -> T
+    against watch: @escaping @Sendable () async throws -> T,
+    leftover: (@Sendable (T) async -> Void)? = nil
 ) async throws -> T {
-    let outcome = RaceOutcome<T>()
+    let outcome = RaceOutcome<T>(leftover: leftover)
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             outcome.start(continuation, work, watch)
@@ -29,6 +33,11 @@ private final class RaceOutcome<T: Sendable>: Sendable {
         var cancelled = false
     }
     private let state = Mutex(State())
+    private let leftover: (@Sendable (T) async -> Void)?
+
+    init(leftover: (@Sendable (T) async -> Void)?) {
+        self.leftover = leftover
+    }
 
     func start(
         _ continuation: CheckedContinuation<T, any Error>, _ work: @escaping @Sendable () async throws -> T,
@@ -37,7 +46,12 @@ private final class RaceOutcome<T: Sendable>: Sendable {
         state.withLock { $0.continuation = continuation }
         let tasks = [work, watch].map { side in
             Task {
-                do { self.finish(.success(try await side())) } catch { self.finish(.failure(error)) }
+                do {
+                    let value = try await side()
+                    if !self.finish(.success(value)), let leftover = self.leftover { await leftover(value) }
+                } catch {
+                    self.finish(.failure(error))
+                }
             }
         }
         let (answered, cancelled) = state.withLock { state in
@@ -51,15 +65,18 @@ private final class RaceOutcome<T: Sendable>: Sendable {
         }
     }
 
-    /// Resumes the caller with the first side's result and cancels both sides.
-    private func finish(_ result: Result<T, any Error>) {
+    /// Resumes the caller with the first side's result and cancels both sides; `false` when the
+    /// race was already decided.
+    @discardableResult
+    private func finish(_ result: Result<T, any Error>) -> Bool {
         let (continuation, tasks) = state.withLock { state in
             defer { state.continuation = nil }
             return (state.continuation, state.tasks)
         }
-        guard let continuation else { return }
+        guard let continuation else { return false }
         tasks.forEach { $0.cancel() }
         continuation.resume(with: result)
+        return true
     }
 
     /// The caller was cancelled: both sides are, and the caller is answered with the cancellation.

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresScratch
 import Testing
 
 /// Lists that name films by title, not ID, warmed by the built `filmcache` against the stand-in's `t=`.
@@ -226,5 +227,35 @@ extension TitleListEndToEndTests {
         let last = try run(["warm", "--rate", "0", "--base-url", calm.baseURL, list])
         let after = try calm.requestCount()
         #expect(last.status == 0 && after == before, "nothing left to ask")
+    }
+
+    @Test func warmsSharingAPostgreSQLPlanResolveEachTitleOnce() async throws {
+        try await offThePool {
+            try writeCorpus(count: 200)
+            let list = try writeExport(
+                "watchlist.csv", rows: (1...200).map { (Self.film($0).title, Self.film($0).year) })
+            let server = try ScratchPostgres.shared()
+            let database = try server.createDatabase()
+            // Slow enough answers that both warms are at work before either is done.
+            let standIn = try StandInProcess(arguments: ["--latency-ms", "20"], corpus: dir + "/corpus")
+            var environment = environment
+            environment["PGPASSWORD"] = server.password
+            let warms = try (0..<2).map { _ in
+                try RunningBinary(
+                    "filmcache",
+                    [
+                        "warm", "--db", server.url(database: database), "--base-url", standIn.baseURL, "--rate", "0",
+                        "--max-in-flight", "4", "--no-progress", list,
+                    ], environment: environment)
+            }
+            for out in warms.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }
+            // A title is claimed as an ID is: one call for each across both warms.
+            #expect(try standIn.requestCount() == 200)
+            #expect(try server.sql("SELECT count(*) FROM titles", database: database).contains("200"))
+            let shares = try server.sql("SELECT string_agg(calls::text, ' ' ORDER BY id) FROM runs", database: database)
+            #expect(
+                shares.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                    .filter { $0 > 0 }.count == 2, "each warm resolved a share: \(shares)")
+        }
     }
 }

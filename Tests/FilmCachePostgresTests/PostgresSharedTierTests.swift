@@ -155,13 +155,15 @@ import Testing
         }
     }
 
-    @Test func anIDsClaimEndsWithTheBatchThatAnswersIt() async throws {
+    @Test func aClaimEndsWithTheBatchThatAnswersItsIDOrTitle() async throws {
         let database = try Scratch.database()
         try await database.withBackend { db in
             let plannedAt = Date()
             let first = try await db.beginRun(startedAt: plannedAt, key: "ab12")
             let second = try await db.beginRun(startedAt: plannedAt, key: "ab12")
-            let ids = ["tt0000001", "tt0000002", "tt0000003", "tt0000004"]
+            let heat = try #require(TitleQuery(title: "Heat", year: 1995, type: "movie"))
+            #expect(heat.key.claimKey == "t:1995:movie:heat")
+            let ids = ["tt0000001", "tt0000002", "tt0000003", "tt0000004", heat.key.claimKey]
             #expect(try await db.claim(ids, runID: first, plannedAt: plannedAt, lease: .seconds(60)).granted == ids)
             try await db.write(
                 WriteBatch(
@@ -171,12 +173,13 @@ import Testing
                             imdbID: "tt0000002", status: .failed, message: "HTTP 503", httpStatus: 503,
                             attemptedAt: plannedAt + 1, nextAttemptAt: plannedAt + 3600)
                     ],
-                    aliases: [FilmAlias(askedID: "tt0000003", imdbID: "tt0000001", recordedAt: plannedAt + 1)]))
+                    aliases: [FilmAlias(askedID: "tt0000003", imdbID: "tt0000001", recordedAt: plannedAt + 1)],
+                    titles: [TitleAnswer(query: heat, imdbID: "tt0000001", answeredAt: plannedAt + 1)]))
             // Only the ID still in flight keeps its claim, so the run's renewals stay short.
             #expect(try database.sql("SELECT string_agg(imdb_id, ' ') FROM claims") == "tt0000004")
             let outcome = try await db.claim(ids, runID: second, plannedAt: plannedAt, lease: .seconds(60))
             #expect(outcome.granted.isEmpty, "tt0000004 is still held")
-            #expect(outcome.answered == ["tt0000001", "tt0000002", "tt0000003"])
+            #expect(outcome.answered == ["tt0000001", "tt0000002", "tt0000003", heat.key.claimKey])
         }
     }
 

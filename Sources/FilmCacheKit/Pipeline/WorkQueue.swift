@@ -135,7 +135,7 @@ final class WorkQueue: Sendable {
         }
         let outcome: ClaimOutcome
         do {
-            outcome = try await claimer.claim(chunk.compactMap(\.imdbID))
+            outcome = try await claimer.claim(chunk.map(\.claimKey))
         } catch {
             state.withLock { $0.held = chunk + $0.held }
             throw error
@@ -143,15 +143,12 @@ final class WorkQueue: Sendable {
         let granted = Set(outcome.granted)
         let answered = Set(outcome.answered)
         state.withLock { s in
-            // A title names no ID to claim: it is this run's.
             s.ready.removeFirst(s.readyNext)
-            s.ready += chunk.filter { $0.imdbID.map(granted.contains) ?? true }
+            s.ready += chunk.filter { granted.contains($0.claimKey) }
             s.readyNext = 0
             if revisit { s.fruitlessRevisits = granted.isEmpty ? s.fruitlessRevisits + 1 : 0 }
-            s.held += chunk.filter { target in
-                target.imdbID.map { !granted.contains($0) && !answered.contains($0) } ?? false
-            }
-            s.answeredElsewhere += chunk.count { $0.imdbID.map(answered.contains) ?? false }
+            s.held += chunk.filter { !granted.contains($0.claimKey) && !answered.contains($0.claimKey) }
+            s.answeredElsewhere += chunk.count { answered.contains($0.claimKey) }
         }
         return true
     }

@@ -119,6 +119,15 @@ public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
         if case .title(let entry) = self { entry } else { nil }
     }
 
+    /// What a run claims when it is about to fetch this target (``WorkClaims``): the ID, or the
+    /// title's ``TitleKey/claimKey``.
+    public var claimKey: String {
+        switch self {
+        case .id(let id): id
+        case .title(let entry): entry.query.key.claimKey
+        }
+    }
+
     /// The ID, or the title and year as messages show them.
     public var description: String {
         switch self {

@@ -101,6 +101,10 @@ public struct TitleKey: Sendable, Hashable {
         self.year = year
         self.type = type
     }
+
+    /// The key a run claims the title by, beside IDs: `t:<year>:<type>:<title>`. No ID starts so,
+    /// and a normalized title has no colon, so it reads back unambiguously (docs/SCHEMA.md).
+    public var claimKey: String { "t:\(year):\(type):\(title)" }
 }
 
 /// A title query and where a worklist named it.

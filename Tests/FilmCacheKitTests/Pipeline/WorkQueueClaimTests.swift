@@ -115,11 +115,14 @@ import Testing
         #expect(queue.remaining == 2 + 1 + 4 + 1)
     }
 
-    @Test func titlesNeedNoClaim() async throws {
+    @Test func aTitleIsClaimedByItsKeyAsAnIDIs() async throws {
         let entry = TitleEntry(query: try #require(TitleQuery(title: "Heat", year: 1995)), file: "w.txt", line: 1)
-        let other = OtherRun(holding: ["tt2000001"], answered: []) { s in s.holding = [] }
+        let key = entry.query.key.claimKey
+        #expect(key == "t:1995::heat")
+        // Another run holds the title at first, then lets it go.
+        let other = OtherRun(holding: [key], answered: []) { s in s.holding = [] }
         let queue = WorkQueue([.title(entry), .id("tt2000001")], claimer: other.claimer(chunk: 4))
-        #expect(try await drain(queue) == [.title(entry), .id("tt2000001")])
-        #expect(other.state.withLock { $0.asked.first } == ["tt2000001"])
+        #expect(try await drain(queue) == [.id("tt2000001"), .title(entry)])
+        #expect(other.state.withLock { $0.asked } == [[key, "tt2000001"], [key]])
     }
 }
