@@ -122,6 +122,7 @@ import Testing
             for arguments in [
                 ["quota", "--db", url], ["plan", "--db", url, worklist],
                 ["warm", "--db", url, "--base-url", standIn.baseURL, "--no-progress", worklist],
+                ["posters", "--db", url, "--store", scratch.dir + "/posters"],
             ] {
                 let started = Date()
                 let out = try RunningBinary("filmcache", arguments, environment: environment).wait(timeout: 90)

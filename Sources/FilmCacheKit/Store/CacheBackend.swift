@@ -108,9 +108,10 @@ public protocol PosterIndex: Sendable {
 /// recorded a negative answer for it) since `plannedAt`. A backend with one writer (SQLite,
 /// under the run lock) grants every ID asked.
 public protocol WorkClaims: Sendable {
-    /// Claims those of `ids` no live lease of another run holds and no run has answered since
-    /// `plannedAt`, for `runID`, for `lease`. Claiming also renews every lease `runID` holds, and
-    /// the run's own lease.
+    /// Claims those of `ids` (IDs, or titles by `TitleKey.claimKey`) no live lease of another run
+    /// holds and no run has answered since `plannedAt`, for `runID`, for `lease`. Claiming also
+    /// renews the run's own lease, and those of its other leases with under two thirds of `lease`
+    /// left. A write that answers an ID or title ends its claim.
     func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError) -> ClaimOutcome
     /// Ends every lease `runID` holds.
     func releaseClaims(runID: Int) async throws(StoreError)

@@ -78,8 +78,12 @@ struct PosterOptions: ParsableArguments {
         return 0
     }
 
-    /// The exit status of a poster run that ended with an error: the cache or the store could not be written.
+    /// The exit status of a poster run that ended with an error: 75 when the cache database is
+    /// unavailable (a server that went away: try again later), else 74 (it or the store could not be written).
     static func exitStatus(for error: PosterJobError) -> Int32 {
-        ExitStatus.ioError
+        switch error {
+        case .cache(let error): CommonOptions.exitStatus(for: error)
+        case .posterStore: ExitStatus.ioError
+        }
     }
 }

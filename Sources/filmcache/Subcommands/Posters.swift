@@ -14,8 +14,9 @@ extension FilmCacheCommand {
                 a poster that is gone (404, 410) is asked for again after
                 --poster-gone-retry-days. --prune removes files no film references.
 
-                Exit status 0 when done, 75 when interrupted or when no poster could be
-                fetched at all, 74 when the cache or the store cannot be written.
+                Exit status 0 when done, 75 when interrupted, when no poster could be
+                fetched at all or when the cache database is unavailable, 74 when the cache
+                or the store cannot be written.
 
                 Examples:
                   filmcache posters --db films.sqlite --store /var/lib/filmcache/posters
