@@ -1,5 +1,6 @@
 import FilmCacheKit
 import FilmCachePostgres
+import FilmCacheSQLite
 import Foundation
 import Logging
 

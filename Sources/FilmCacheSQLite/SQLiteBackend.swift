@@ -1,4 +1,5 @@
 import Dispatch
+import FilmCacheKit
 import Foundation
 import Logging
 
