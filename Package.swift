@@ -37,7 +37,6 @@ let package = Package(
             dependencies: [
                 "CCrypto",
                 "CCurl",
-                "CSQLite",
                 "CFilmCacheSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -46,7 +45,7 @@ let package = Package(
         .executableTarget(
             name: "filmcache",
             dependencies: [
-                "FilmCacheKit", "FilmCachePostgres",
+                "FilmCacheKit", "FilmCachePostgres", "FilmCacheSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -65,6 +64,7 @@ let package = Package(
             dependencies: [
                 "FilmCacheKit",
                 "FilmCachePostgres",
+                "FilmCacheSQLite",
                 "OMDbStandIn",
                 "SplitMix",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -73,10 +73,18 @@ let package = Package(
         ),
         .testTarget(
             name: "FilmCacheKitTests",
-            dependencies: ["FilmCacheKit", "OMDbStandIn", "SplitMix"],
+            dependencies: ["FilmCacheKit", "FilmCacheSQLite", "OMDbStandIn", "SplitMix"],
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
+        // The SQLite backend, the embedded default; libsqlite3 stays out of FilmCacheKit.
+        .target(
+            name: "FilmCacheSQLite",
+            dependencies: [
+                "FilmCacheKit", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The PostgreSQL backend; NIO stays out of FilmCacheKit. PostgresScratch runs a throwaway server for tests.
         .target(
             name: "FilmCachePostgres",
@@ -89,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "FilmCachePostgresTests",
             dependencies: [
-                "FilmCachePostgres", "FilmCacheKit", "PostgresScratch", "SplitMix",
+                "FilmCachePostgres", "FilmCacheKit", "FilmCacheSQLite", "PostgresScratch", "SplitMix",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FilmCacheKit
 import FilmCachePostgres
+import FilmCacheSQLite
 import Foundation
 import Logging
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FilmCacheKit
+import FilmCacheSQLite
 import Foundation
 import Logging
 

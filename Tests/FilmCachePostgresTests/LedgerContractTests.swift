@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// The contract of a backend, part three: the quota ledger and the run history.
 @Suite(.timeLimit(.minutes(3))) struct LedgerContractTests {

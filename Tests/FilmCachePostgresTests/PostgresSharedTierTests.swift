@@ -4,6 +4,7 @@ import PostgresScratch
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// What only the shared tier promises: many processes on many hosts opening, reserving and claiming
 /// at once; and opens that fail saying why, never with the password.

@@ -4,6 +4,7 @@ import PostgresScratch
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// The scratch server the PostgreSQL tests run on: it starts, takes the role's password over TCP,
 /// and gives every test a database of its own.

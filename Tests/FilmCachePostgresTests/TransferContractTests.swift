@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// The contract of a backend, copying: every table paged by its key and merged by its rule, from
 /// and into every backend, through the protocol only.

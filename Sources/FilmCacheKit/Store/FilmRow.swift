@@ -88,28 +88,10 @@ package protocol FilmRowValues<Failure> {
     func list<T: Decodable>(_ index: Int32, _ type: T.Type, _ decoder: JSONDecoder) throws(Failure) -> [T]
 }
 
-extension SQLiteStatement: FilmRowValues {
-    /// A date column; a value that is not a date reads as absent, as the row was written by filmcache.
-    func date(_ index: Int32) -> CalendarDate? {
-        text(index).flatMap { CalendarDate(iso: $0) }
-    }
-
-    /// An instant column; a value in another form reads as absent.
-    func instant(_ index: Int32) -> Date? {
-        text(index).flatMap(Timestamp.parse)
-    }
-
-    /// A list column; a value that is not such a list reads as empty.
-    func list<T: Decodable>(_ index: Int32, _ type: T.Type, _ decoder: JSONDecoder) -> [T] {
-        guard let text = text(index) else { return [] }
-        return (try? decoder.decode([T].self, from: Data(text.utf8))) ?? []
-    }
-}
-
 /// Small, allocation-light JSON writers for the list columns.
-enum JSONText {
+package enum JSONText {
     /// `["a","b"]`.
-    static func array(_ items: [String]) -> String {
+    package static func array(_ items: [String]) -> String {
         list(items) { out, item in JSONString.append(item, to: &out) }
     }
 

@@ -4,9 +4,9 @@ import Foundation
 ///
 /// A fixed-width form sorts lexicographically in time order, so SQL compares it
 /// directly and SQLite's date functions read it.
-enum Timestamp {
+package enum Timestamp {
     /// Formats `date` (seconds truncated toward the past), by the days-from-civil algorithm, no formatter.
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let time = seconds - days * 86_400
@@ -36,7 +36,7 @@ enum Timestamp {
     }
 
     /// Parses the form `format` writes; `nil` for anything else.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let utf8 = Array(text.utf8)
         guard utf8.count == 20, utf8[4] == UInt8(ascii: "-"), utf8[10] == UInt8(ascii: "T"),
             utf8[19] == UInt8(ascii: "Z")

@@ -6,29 +6,14 @@ import Foundation
 /// List columns are their JSON text, `raw_json` is OMDb's body, and NULL is an empty field, so
 /// the form is lossless and an import rebuilds the same films. A field holding a comma, a quote,
 /// a CR or an LF is quoted, its quotes doubled; records end with CRLF.
-enum FilmCSV {
+package enum FilmCSV {
     /// The header record, CRLF included.
-    static var header: [UInt8] {
+    package static var header: [UInt8] {
         Array((FilmRow.columns.joined(separator: ",") + "\r\n").utf8)
     }
 
-    /// Appends the record of `row` (selected with `FilmRow.columns`) to `out`.
-    static func appendRecord(_ row: SQLiteStatement, to out: inout [UInt8]) {
-        for index in FilmRow.columns.indices {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            let column = Int32(index)
-            // Swift's shortest form of a number reads back as the same number; SQLite's own text has 15 digits.
-            if row.isReal(column), let value = row.double(column) {
-                out += "\(value)".utf8
-            } else if let text = row.text(column) {
-                appendField(text, to: &out)
-            }
-        }
-        out += "\r\n".utf8
-    }
-
     /// Appends `text` as one field, quoted when it holds a comma, a quote, a CR or an LF.
-    static func appendField(_ text: String, to out: inout [UInt8]) {
+    package static func appendField(_ text: String, to out: inout [UInt8]) {
         let quote = UInt8(ascii: "\"")
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == quote || $0 == 0x0A || $0 == 0x0D })
         else {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FilmCacheKit
+import FilmCacheSQLite
 import Foundation
 
 extension FilmCacheCommand {
@@ -49,6 +50,16 @@ extension FilmCacheCommand {
             guard FileManager.default.fileExists(atPath: database) else {
                 throw fail("no cache database at \(LogText.escaped(database))", status: ExitStatus.noInput)
             }
+            let (format, since, noProgress) = (format, since?.date, noProgress)
+            // Its reads and writes block (on a locked file, on a slow reader of the output): on a
+            // queue of their own, never on a thread of the cooperative pool.
+            try await DispatchQueue(label: "filmcache.export").run {
+                try Self.export(database, format: format, since: since, noProgress: noProgress)
+            }
+        }
+
+        /// Writes the films of the file at `database` to standard output.
+        private static func export(_ database: String, format: ExportFormat, since: Date?, noProgress: Bool) throws {
             let export: CacheExport
             do {
                 export = try CacheExport(path: database)
@@ -57,10 +68,10 @@ extension FilmCacheCommand {
             }
             // On a terminal, and only when the films go elsewhere: a line redrawn between them would garble them.
             let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal && isatty(1) == 0
-            var meter = showsProgress ? TransferMeter(total: try? export.count(since: since?.date), unit: "films") : nil
+            var meter = showsProgress ? TransferMeter(total: try? export.count(since: since), unit: "films") : nil
             defer { TerminalStatusLine.standardError.clear() }
             do {
-                let written = try export.write(format, since: since?.date, to: 1) { count in meter?.show(count) }
+                let written = try export.write(format, since: since, to: 1) { count in meter?.show(count) }
                 if showsProgress {
                     TerminalStatusLine.standardError.clear()
                     StandardError.write("filmcache export: \(written) films from \(database)")

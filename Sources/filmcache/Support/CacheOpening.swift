@@ -1,5 +1,6 @@
 import FilmCacheKit
 import FilmCachePostgres
+import FilmCacheSQLite
 import Foundation
 import Logging
 
@@ -65,7 +66,7 @@ extension CommonOptions {
         switch location {
         case .sqlite(let path):
             do {
-                return try SQLiteBackend(path: path, logger: logger, readOnly: readOnly)
+                return try await SQLiteBackend.open(path: path, logger: logger, readOnly: readOnly)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// A cache database with six weeks of quota history, runs and films, built through the store's own API.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// The batch writer commits by count and by age, so a slow run never holds a whole batch of paid answers.
 struct BatchWriterTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// A warm counts each OMDb call by what it came to, and the counts add up to the calls made.
 @Suite struct WarmCallOutcomeTests {

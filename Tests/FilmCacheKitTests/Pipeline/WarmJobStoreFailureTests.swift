@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// A warm whose results can no longer be stored stops calling OMDb.
 ///

@@ -3,6 +3,7 @@ import SplitMix
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// `CacheStore.plan` (the database holds and sorts) must make exactly the plan `Planner.plan` makes in memory.
 @Suite struct DatabasePlanTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// The warm's metrics file: its metrics, counters carried over, the atomic write, escaping.
 @Suite struct MetricsFileTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// `filmcache quota` over the crafted ledger of ``ReportFixtures``.
 @Suite struct QuotaReportTests {

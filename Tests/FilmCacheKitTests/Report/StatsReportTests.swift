@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// `filmcache stats` over films of every type and age class.
 @Suite struct StatsReportTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 @Suite struct CacheStoreTests {
     let dir = TemporaryDirectory()

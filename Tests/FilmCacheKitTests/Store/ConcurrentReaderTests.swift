@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// An app reading `films` while a warm writes it: every read sees whole batches, never waits for long.
 @Suite struct ConcurrentReaderTests {

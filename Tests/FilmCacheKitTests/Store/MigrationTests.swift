@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 @Suite struct MigrationTests {
     let dir = TemporaryDirectory()

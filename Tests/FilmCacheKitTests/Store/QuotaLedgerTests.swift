@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 @Suite struct QuotaLedgerTests {
     let dir = TemporaryDirectory()

@@ -4,6 +4,7 @@ import SplitMix
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// Export from a real SQLite file and import into another: the same films, in both forms.
 @Suite struct ExportImportTests {

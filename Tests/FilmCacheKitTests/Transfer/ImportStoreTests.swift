@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// Imports into a real SQLite file: the newer `fetched_at` wins, and importing again changes nothing.
 @Suite struct ImportStoreTests {

@@ -4,6 +4,7 @@ import Logging
 import PostgresScratch
 
 @testable import FilmCacheKit
+@testable import FilmCacheSQLite
 
 /// The backends the contract suite runs over: every contract test runs once on each.
 enum BackendKind: String, CaseIterable, CustomStringConvertible, Sendable {

@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 /// The `posters` table: which store file holds each film's poster, and when to check it again.
@@ -29,10 +30,10 @@ extension CacheStore {
                 let held: PosterDue.Held? =
                     row.text(2) == url
                     ? row.text(3).map {
-                        PosterDue.Held(
+                        PosterDue.Held.row(
                             file: $0, sha256: row.text(7) ?? "", etag: row.text(4), lastModified: row.text(5))
                     } : nil
-                return PosterDue(
+                return PosterDue.row(
                     imdbID: row.text(0) ?? "", url: url, held: held,
                     failures: row.text(2) == url ? row.int(6) ?? 0 : 0)
             }
@@ -125,7 +126,7 @@ extension CacheStore {
                 FROM posters WHERE imdb_id = ?
                 """
             ).query([.text(imdbID)]) { row in
-                PosterEntry(
+                PosterEntry.row(
                     imdbID: imdbID, url: row.text(0) ?? "", status: row.text(1) ?? "", file: row.text(2),
                     bytes: row.int(3), contentType: row.text(4), etag: row.text(5), lastModified: row.text(6),
                     checkedAt: row.text(7).flatMap(Timestamp.parse) ?? .distantPast, message: row.text(8),
@@ -133,72 +134,4 @@ extension CacheStore {
             }.first
         }
     }
-}
-
-/// A film whose poster is due for a request.
-public struct PosterDue: Sendable, Equatable {
-    /// The poster file held for this same URL, and its validators.
-    public struct Held: Sendable, Equatable {
-        public var file: String
-        public var sha256: String
-        public var etag: String?
-        public var lastModified: String?
-    }
-
-    public var imdbID: String
-    /// The film's `Poster` URL.
-    public var url: String
-    /// What the store holds for this URL already, if anything.
-    public var held: Held?
-    /// Failed requests in a row for this URL.
-    public var failures: Int
-}
-
-/// What one poster request came to, ready to record.
-public struct PosterOutcome: Sendable, Equatable {
-    /// The result, with what the row keeps of it.
-    public enum Result: Sendable, Equatable {
-        /// A poster downloaded and stored (possibly the same file as before).
-        case stored(StoredPoster, contentType: String?, etag: String?, lastModified: String?)
-        /// A 304: the held file is still the poster.
-        case notModified(etag: String?, lastModified: String?)
-        /// 404 or 410: the image host has no such poster; not asked again before `retryAt`.
-        case gone(String, retryAt: Date)
-        /// Any other failure (status, transport, a body that is not an image, too large).
-        case failed(String, retryAt: Date)
-
-        var isGone: Bool {
-            if case .gone = self { return true }
-            return false
-        }
-    }
-
-    public var imdbID: String
-    public var url: String
-    public var checkedAt: Date
-    public var result: Result
-
-    public init(imdbID: String, url: String, checkedAt: Date, result: Result) {
-        self.imdbID = imdbID
-        self.url = url
-        self.checkedAt = checkedAt
-        self.result = result
-    }
-}
-
-/// A film's poster row, as `show` prints it.
-public struct PosterEntry: Sendable, Equatable {
-    public var imdbID: String
-    public var url: String
-    /// `stored`, `gone` or `failed`: the last request's outcome.
-    public var status: String
-    /// The store file holding the poster, relative to the store's root.
-    public var file: String?
-    public var bytes: Int?
-    public var contentType: String?
-    public var etag: String?
-    public var lastModified: String?
-    public var checkedAt: Date
-    public var message: String?
-    public var nextAttemptAt: Date?
 }

@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 /// The daily quota ledger and the run history.
@@ -140,7 +141,7 @@ extension CacheStore {
             ).query([.text(key), .text(day.key)]) { ($0.int(0) ?? 0, $0.text(1).flatMap(Timestamp.parse)) }.first
             let (used, exhaustedAt) = try Self.dayUse(c.db, key: key, day: day)
             guard row != nil || used > 0 || exhaustedAt != nil else { return nil }
-            return LedgerEntry(
+            return LedgerEntry.row(
                 keyFingerprint: key, day: day.key, used: used, dailyLimit: row?.0 ?? 0, exhaustedAt: exhaustedAt,
                 resetObservedAt: row?.1)
         }
@@ -241,17 +242,4 @@ extension CacheStore {
             ])
         }
     }
-}
-
-/// One key's quota use on one quota day.
-public struct LedgerEntry: Sendable, Equatable {
-    public var keyFingerprint: String
-    public var day: String
-    /// Calls counted so far (reserved before sending).
-    public var used: Int
-    public var dailyLimit: Int
-    /// When OMDb first said the limit was reached that day.
-    public var exhaustedAt: Date?
-    /// The first successful call after an exhaustion: the observed reset.
-    public var resetObservedAt: Date?
 }

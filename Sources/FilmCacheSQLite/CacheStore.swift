@@ -1,4 +1,5 @@
 import CSQLite
+import FilmCacheKit
 import Foundation
 import Logging
 import Synchronization
@@ -301,7 +302,7 @@ public final class CacheStore: Sendable {
                 "SELECT status, message, http_status, attempts, last_attempt_at, next_attempt_at FROM lookups"
                     + " WHERE imdb_id = ?"
             ).query([.text(imdbID)]) { row in
-                LookupEntry(
+                LookupEntry.row(
                     imdbID: imdbID, status: LookupStatus(rawValue: row.text(0) ?? "") ?? .failed,
                     message: row.text(1), httpStatus: row.int(2), attempts: row.int(3) ?? 0,
                     lastAttemptAt: row.text(4).flatMap(Timestamp.parse) ?? .distantPast,
@@ -408,139 +409,5 @@ public final class CacheStore: Sendable {
             selectDue = try db.prepare(
                 "SELECT imdb_id, failed_before, title FROM temp.due ORDER BY kind, score DESC, position")
         }
-    }
-}
-
-/// Results ready to commit together.
-public struct WriteBatch: Sendable {
-    public var films: [IMDBFilm] = []
-    public var lookups: [LookupRecord] = []
-    public var aliases: [FilmAlias] = []
-    public var titles: [TitleAnswer] = []
-
-    public init(
-        films: [IMDBFilm] = [], lookups: [LookupRecord] = [], aliases: [FilmAlias] = [], titles: [TitleAnswer] = []
-    ) {
-        self.films = films
-        self.lookups = lookups
-        self.aliases = aliases
-        self.titles = titles
-    }
-
-    /// Whether there is nothing to write.
-    public var isEmpty: Bool { films.isEmpty && lookups.isEmpty && aliases.isEmpty && titles.isEmpty }
-    /// Films plus lookups plus aliases plus title answers.
-    public var count: Int { films.count + lookups.count + aliases.count + titles.count }
-}
-
-/// What OMDb's `t=` answered for a title query: the film's ID, or that it knows no such title.
-public struct TitleAnswer: Sendable, Equatable {
-    /// The index key: normalized title, year (0: none), type ("": any).
-    public var key: TitleKey
-    /// The title as the list wrote it.
-    public var askedTitle: String
-    /// The film OMDb answered with; `nil` when it found none.
-    public var imdbID: String?
-    /// When the answer came.
-    public var answeredAt: Date
-    /// For a title OMDb did not find: when to ask again.
-    public var nextAttemptAt: Date?
-
-    public init(query: TitleQuery, imdbID: String?, answeredAt: Date, nextAttemptAt: Date? = nil) {
-        key = query.key
-        askedTitle = query.title
-        self.imdbID = imdbID
-        self.answeredAt = answeredAt
-        self.nextAttemptAt = nextAttemptAt
-    }
-}
-
-/// An ID OMDb answered with another title's body: IMDb merged `askedID` into `imdbID`.
-///
-/// The film is stored under `imdbID` only; the alias makes `show` and the plan follow it, so
-/// the asked ID is not fetched again while that film is fresh.
-public struct FilmAlias: Sendable, Equatable {
-    /// The ID that was asked for.
-    public var askedID: String
-    /// The ID the body names, under which the film is stored.
-    public var imdbID: String
-    /// When the answer came.
-    public var recordedAt: Date
-
-    public init(askedID: String, imdbID: String, recordedAt: Date) {
-        self.askedID = askedID
-        self.imdbID = imdbID
-        self.recordedAt = recordedAt
-    }
-}
-
-/// Why an ID is in `lookups` instead of `films`.
-public enum LookupStatus: String, Sendable {
-    /// OMDb said it does not know the ID; a permanent answer, rechecked after its own TTL.
-    case notFound = "not_found"
-    /// Fetching failed for this run; retried after `next_attempt_at`.
-    case failed
-}
-
-/// One negative result to record.
-public struct LookupRecord: Sendable, Equatable {
-    public var imdbID: String
-    public var status: LookupStatus
-    public var message: String?
-    public var httpStatus: Int?
-    public var attemptedAt: Date
-    public var nextAttemptAt: Date
-
-    public init(
-        imdbID: String, status: LookupStatus, message: String?, httpStatus: Int?, attemptedAt: Date,
-        nextAttemptAt: Date
-    ) {
-        self.imdbID = imdbID
-        self.status = status
-        self.message = message
-        self.httpStatus = httpStatus
-        self.attemptedAt = attemptedAt
-        self.nextAttemptAt = nextAttemptAt
-    }
-}
-
-/// A stored not-found or failure entry.
-public struct LookupEntry: Sendable, Equatable {
-    public var imdbID: String
-    public var status: LookupStatus
-    public var message: String?
-    public var httpStatus: Int?
-    public var attempts: Int
-    public var lastAttemptAt: Date
-    public var nextAttemptAt: Date
-}
-
-/// What the cache holds for one worklist ID.
-public struct CachedState: Sendable, Equatable {
-    public var imdbID: String
-    /// When the cached film was fetched; `nil` when `films` has no row.
-    public var fetchedAt: Date?
-    /// The normalizer version of the cached row.
-    public var dataVersion: Int?
-    /// A not-found or failure entry, if any.
-    public var lookupStatus: LookupStatus?
-    /// When that entry may be tried again.
-    public var nextAttemptAt: Date?
-    /// Runs that have asked OMDb for this ID and got a negative answer.
-    public var lookupAttempts: Int?
-    /// The cached title's age facts; `nil` when `films` has no row.
-    public var age: TitleAge?
-
-    public init(
-        imdbID: String, fetchedAt: Date? = nil, dataVersion: Int? = nil, lookupStatus: LookupStatus? = nil,
-        nextAttemptAt: Date? = nil, lookupAttempts: Int? = nil, age: TitleAge? = nil
-    ) {
-        self.imdbID = imdbID
-        self.fetchedAt = fetchedAt
-        self.dataVersion = dataVersion
-        self.lookupStatus = lookupStatus
-        self.nextAttemptAt = nextAttemptAt
-        self.lookupAttempts = lookupAttempts
-        self.age = age
     }
 }

@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 /// The cache-wide census behind `filmcache stats`.

@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 /// Bytes gathered for a file descriptor and written in large pieces.

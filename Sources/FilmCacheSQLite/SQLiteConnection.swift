@@ -1,4 +1,5 @@
 import CSQLite
+import FilmCacheKit
 
 #if canImport(Glibc)
     import Glibc
@@ -224,19 +225,4 @@ final class SQLiteStatement {
     func double(_ index: Int32) -> Double? {
         sqlite3_column_type(statement, index) == SQLITE_NULL ? nil : sqlite3_column_double(statement, index)
     }
-}
-
-/// A value bound to a statement parameter.
-package enum SQLiteValue {
-    case null
-    case integer(Int)
-    case real(Double)
-    case text(String)
-
-    /// `.text` or `.null`.
-    static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
-    /// `.integer` or `.null`.
-    static func optional(_ value: Int?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
-    /// `.real` or `.null`.
-    static func optional(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
 }

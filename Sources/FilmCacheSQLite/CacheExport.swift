@@ -1,4 +1,5 @@
 import CSQLite
+import FilmCacheKit
 import Foundation
 
 /// Writes the cache's films to a file descriptor as JSON Lines or CSV, reading the database only.

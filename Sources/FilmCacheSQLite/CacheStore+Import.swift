@@ -1,24 +1,5 @@
+import FilmCacheKit
 import Foundation
-
-/// What one import batch did to the cache.
-public struct ImportCounts: Sendable, Equatable {
-    /// Films the cache did not hold.
-    public var added = 0
-    /// Films the cache held older (an earlier `fetched_at`), replaced.
-    public var updated = 0
-    /// Films the cache already held as new or newer, left as they were.
-    public var kept = 0
-
-    /// No film yet.
-    public init() {}
-
-    /// Adds `other`'s counts to these.
-    public static func += (counts: inout ImportCounts, other: ImportCounts) {
-        counts.added += other.added
-        counts.updated += other.updated
-        counts.kept += other.kept
-    }
-}
 
 extension CacheStore {
     /// Writes imported films in one transaction: the newer `fetched_at` wins.

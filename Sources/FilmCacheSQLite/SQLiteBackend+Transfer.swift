@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 /// Copying a cache, on the store's own queue.

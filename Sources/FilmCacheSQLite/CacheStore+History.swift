@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 /// Reading the quota ledger and the run history back, for `quota` and the metrics file.

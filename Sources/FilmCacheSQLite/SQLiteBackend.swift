@@ -1,4 +1,5 @@
 import Dispatch
+import FilmCacheKit
 import Foundation
 import Logging
 
@@ -20,6 +21,17 @@ public final class SQLiteBackend: CacheBackend {
         self.init(store: try CacheStore(path: path, logger: logger, readOnly: readOnly))
     }
 
+    /// Opens the file as `init(path:logger:readOnly:)` does, on a queue of its own: opening can
+    /// wait seconds for another process's lock, and a migration rewrites tables.
+    public static func open(path: String, logger: Logger, readOnly: Bool = false) async throws(StoreError)
+        -> SQLiteBackend
+    {
+        let store = try await DispatchQueue(label: "filmcache.sqlite.open").run { () throws(StoreError) in
+            try CacheStore(path: path, logger: logger, readOnly: readOnly)
+        }
+        return SQLiteBackend(store: store)
+    }
+
     /// Serves `store`.
     public init(store: CacheStore) {
         self.store = store
@@ -39,12 +51,7 @@ public final class SQLiteBackend: CacheBackend {
         async throws(StoreError) -> T
     {
         let store = store
-        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { () throws(StoreError) -> T in try body(store) })
-            }
-        }
-        return try result.get()
+        return try await queue.run { () throws(StoreError) -> T in try body(store) }
     }
 
     /// Waits for every call already handed to the queue to return, so that none still holds the

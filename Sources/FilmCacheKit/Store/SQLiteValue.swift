@@ -1,0 +1,14 @@
+/// A value bound to a statement parameter.
+package enum SQLiteValue {
+    case null
+    case integer(Int)
+    case real(Double)
+    case text(String)
+
+    /// `.text` or `.null`.
+    package static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+    /// `.integer` or `.null`.
+    package static func optional(_ value: Int?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
+    /// `.real` or `.null`.
+    package static func optional(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
+}
