@@ -17,8 +17,8 @@ public final class CacheStore: Sendable {
     /// Opens the database at `path`, creating it when absent and migrating an older schema in place.
     ///
     /// With `readOnly` the file is opened read-only and never created, changed or migrated (a
-    /// reader in the cache's group needs no write permission); a file whose schema is older than
-    /// this build's is then opened read-write to migrate it, if it can be.
+    /// reader in the cache's group needs no write permission): a file with no filmcache schema, or
+    /// an older one, is refused, saying that a warm sets it up, as on PostgreSQL.
     public init(path: String, logger: Logger, readOnly: Bool = false) throws(StoreError) {
         self.path = path
         self.logger = logger
@@ -33,6 +33,12 @@ public final class CacheStore: Sendable {
             guard found < Schema.currentVersion else {
                 throw .newerSchema(database: db.path, found: found, supported: Schema.currentVersion)
             }
+            throw .open(
+                database: db.path,
+                message: found == 0
+                    ? "it has no filmcache schema; a warm (filmcache warm) sets one up in a new or filmcache file"
+                    : "its schema (version \(found)) is older than this filmcache's (\(Schema.currentVersion));"
+                        + " run a warm (filmcache warm) against it first")
         }
         let db = try SQLiteConnection(path: path)
         // A busy timeout turns short lock waits (another warm committing, a reader checkpointing)

@@ -9,7 +9,7 @@ import Logging
 /// One writer host: warms on one file are kept to one at a time by the run lock, so the plan is
 /// not shared and every claim is granted.
 public final class SQLiteBackend: CacheBackend {
-    /// The store every call goes to; for tests and the SQLite-only commands (export).
+    /// The store every call goes to; tests read it directly.
     public let store: CacheStore
     private let queue: DispatchQueue
 

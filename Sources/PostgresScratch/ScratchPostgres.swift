@@ -197,6 +197,7 @@ public final class ScratchPostgres: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        closeTheRest(&actions)
         let argv = (["/bin/sh", "-c", #"cd / && exec "$@""#, "sh"] + command).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid = pid_t()
@@ -206,6 +207,23 @@ public final class ScratchPostgres: Sendable {
             return nil
         }
         return pid
+    }
+
+    /// Has the child close every descriptor past standard error. Foundation's `Process` learns that
+    /// a child of its own ended when the child's end of a socket closes: a server or a watcher that
+    /// inherited that end keeps it open as long as it lives (the shared server, the whole test run),
+    /// and `waitUntilExit` on that child then never returns.
+    private static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        // glibc 2.34 and later; not in the Swift overlay, so found by name.
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
     }
 
     /// A new directory under the system's temporary directory, owned by the server's user, 0700.

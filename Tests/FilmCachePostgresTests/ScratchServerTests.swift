@@ -40,6 +40,25 @@ import Testing
         #expect(open == "0", "the pool's connections are left open after close")
     }
 
+    @Test func aServerHoldsNoneOfTheDescriptorsOfTheProcessThatStartedIt() throws {
+        // A descriptor open while the server starts, as Foundation's socket to a child it waits on is:
+        // a server holding it for its whole life would keep that child's end from being seen.
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { ends.forEach { close($0) } }
+        var info = stat()
+        #expect(fstat(ends[0], &info) == 0)
+        let server = try ScratchPostgres()
+        defer { server.remove() }
+        let pidFile = try String(contentsOfFile: server.directory + "/data/postmaster.pid", encoding: .utf8)
+        let pid = try #require(pidFile.split(separator: "\n").first.map(String.init))
+        let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        }
+        #expect(!held.isEmpty, "the server's descriptors are readable")
+        #expect(!held.contains("pipe:[\(info.st_ino)]"), "\(held)")
+    }
+
     @Test func eachDatabaseIsNewAndEmpty() throws {
         let first = try Scratch.database()
         let second = try Scratch.database()

@@ -11,7 +11,7 @@ import Synchronization
 /// (more than the eight of a key, so a shown name is never mistaken for a key).
 ///
 /// Databases from before this kept four hex digits of SHA-256 (``legacy(_:)``), which collide;
-/// a warm adopts its key's old rows under the new name (``CacheStore/adoptLegacyFingerprint(_:as:)``).
+/// a warm adopts its key's old rows under the new name (``QuotaLedger/adoptLegacyFingerprint(_:as:)``).
 public enum KeyFingerprint {
     /// PBKDF2 rounds: about 60 ms once per process, the cost of every guess to whoever holds the database.
     static let rounds: Int32 = 200_000

@@ -19,7 +19,7 @@ public struct Planner: Sendable {
     /// them; then rows made by an older normalizer. Negative answers wait for their
     /// `next_attempt_at`. With a `budget` (calls left today), the rest is deferred.
     ///
-    /// This holds every state in memory; `CacheStore.plan(_:planner:now:budget:)` makes the same
+    /// This holds every state in memory; each backend's `plan(_:planner:now:budget:)` makes the same
     /// plan for a worklist with the cache database doing the holding and the sorting.
     public func plan(_ states: [CachedState], demand: [String: Int] = [:], now: Date, budget: Int? = nil) -> Plan {
         var plan = Plan()

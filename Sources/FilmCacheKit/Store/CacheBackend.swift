@@ -90,7 +90,8 @@ public protocol RunHistory: Sendable {
 
 /// The poster index: which store file holds each film's poster.
 public protocol PosterIndex: Sendable {
-    /// Up to `limit` films after `afterID` whose poster is due (see `CacheStore.postersDue`).
+    /// Up to `limit` films after `afterID` whose poster is due: never fetched, failed and due again,
+    /// gone and past its retry, or stored and due for revalidation (`revalidateBefore`).
     func postersDue(after afterID: String, limit: Int, now: Date, revalidateBefore: Date, fetchedSince: Date?)
         async throws(StoreError) -> [PosterDue]
     /// Records the outcome of each poster request in one transaction.
