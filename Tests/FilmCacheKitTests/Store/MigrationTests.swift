@@ -32,6 +32,27 @@ import Testing
             """)
     }
 
+    @Test func aReadOnlyOpenNeverMigratesAnOlderFileNorSetsUpAForeignOne() throws {
+        try makeVersion1File()
+        #expect {
+            _ = try CacheStore(path: path, logger: SampleFilms.logger, readOnly: true)
+        } throws: { error in
+            "\(error)".contains("older than this filmcache's") && "\(error)".contains("run a warm")
+        }
+        #expect(
+            try SQLiteConnection(path: path, readOnly: true).prepare("PRAGMA user_version").query { $0.int(0) } == [1])
+        // Another program's database: refused, and left as it was.
+        let foreign = dir.file("notes.sqlite")
+        try SQLiteConnection(path: foreign).execute("CREATE TABLE notes (body TEXT)")
+        #expect {
+            _ = try CacheStore(path: foreign, logger: SampleFilms.logger, readOnly: true)
+        } throws: { error in "\(error)".contains("no filmcache schema") }
+        let tables = try SQLiteConnection(path: foreign, readOnly: true).prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+        ).query { $0.text(0) }
+        #expect(tables == ["notes"])
+    }
+
     @Test func aVersion1FileUpgradesInPlaceKeepingEveryRow() throws {
         try makeVersion1File()
         let store = try CacheStore(path: path, logger: SampleFilms.logger)
