@@ -17,8 +17,10 @@ public final class ScratchPostgres: Sendable {
     public let role = "filmcache"
     /// The role's password.
     public let password: String
-    /// The loopback port the server listens on.
+    /// The port the server listens on.
     public let port: Int
+    /// The address the server listens on besides 127.0.0.1, if any (see ``init(binaries:alsoListeningOn:)``).
+    public let extraAddress: String?
     /// The temporary directory holding the cluster, its log and its socket.
     public let directory: String
     private let binaries: String
@@ -39,8 +41,13 @@ public final class ScratchPostgres: Sendable {
     /// Makes a cluster in a new temporary directory and starts a server on it.
     ///
     /// `binaries` is the directory of `initdb`, `pg_ctl` and `psql`: `FILMCACHE_PG_BIN`, else Debian's
-    /// `/usr/lib/postgresql/15/bin`.
-    public init(binaries: String? = nil) throws(ScratchError) {
+    /// `/usr/lib/postgresql/15/bin`. `alsoListeningOn`, an address of this host (a bridge's, so that
+    /// processes in other network namespaces reach the server as other hosts would) with the network
+    /// its clients come from, is listened on too, with the same password authentication as loopback;
+    /// the address must exist before the server starts.
+    public init(binaries: String? = nil, alsoListeningOn extra: (address: String, clients: String)? = nil)
+        throws(ScratchError)
+    {
         let bin =
             binaries ?? ProcessInfo.processInfo.environment["FILMCACHE_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
         for program in ["initdb", "pg_ctl", "psql"]
@@ -50,6 +57,7 @@ public final class ScratchPostgres: Sendable {
                     + " (Debian package postgresql; Scripts/install-deps.sh installs it)")
         }
         self.binaries = bin
+        extraAddress = extra?.address
         password = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
         let directory = try Self.makeDirectory()
         self.directory = directory
@@ -61,7 +69,7 @@ public final class ScratchPostgres: Sendable {
             "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync")
         try Self.write(
             """
-            listen_addresses = '127.0.0.1'
+            listen_addresses = '\((["127.0.0.1"] + (extra.map { [$0.address] } ?? [])).joined(separator: ","))'
             port = \(port)
             unix_socket_directories = '\(directory)'
             fsync = off
@@ -71,13 +79,20 @@ public final class ScratchPostgres: Sendable {
             log_min_messages = warning
 
             """, appendingTo: "\(directory)/data/postgresql.conf")
+        if let extra {
+            try Self.write(
+                "host all all \(extra.clients) scram-sha-256\n", appendingTo: "\(directory)/data/pg_hba.conf")
+        }
         try watch()
         try start()
         try sql("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
     }
 
-    /// The URL of `database` on this server, as the role (no password in it).
-    public func url(database: String) -> String { "postgresql://\(role)@127.0.0.1:\(port)/\(database)" }
+    /// The URL of `database` on this server at `host` (loopback unless given), as the role (no
+    /// password in it).
+    public func url(database: String, host: String = "127.0.0.1") -> String {
+        "postgresql://\(role)@\(host):\(port)/\(database)"
+    }
 
     /// Creates a new, empty database owned by ``role``: `t_1`, `t_2`, … Its URL is ``url(database:)``.
     public func createDatabase() throws(ScratchError) -> String {

@@ -69,19 +69,22 @@ final class ReadAll: @unchecked Sendable {
     }
 }
 
-/// An `omdb-standin` process on a free loopback port, stopped on release.
+/// An `omdb-standin` process on a free port of `host` (loopback unless given), stopped on release.
 final class StandInProcess: @unchecked Sendable {
     let process = Process()
+    /// The address it listens on.
+    let host: String
     let port: Int
-    var baseURL: String { "http://127.0.0.1:\(port)/" }
+    var baseURL: String { "http://\(host):\(port)/" }
 
-    /// Starts a stand-in serving `corpus` (a generated one when `nil`, see `--generate`).
+    /// Starts a stand-in serving `corpus` (a generated one when `nil`, see `--generate`) on `host`.
     init(
         arguments: [String] = [], keys: String = "demo,test-key-e2e",
-        corpus: String? = BuiltBinaries.packageRoot + "/Data/corpus"
+        corpus: String? = BuiltBinaries.packageRoot + "/Data/corpus", host: String = "127.0.0.1"
     ) throws {
+        self.host = host
         process.executableURL = URL(fileURLWithPath: BuiltBinaries.directory + "/omdb-standin")
-        process.arguments = ["--port", "0"] + (corpus.map { ["--corpus", $0] } ?? []) + arguments
+        process.arguments = ["--host", host, "--port", "0"] + (corpus.map { ["--corpus", $0] } ?? []) + arguments
         process.environment = ["OMDB_STANDIN_KEYS": keys, "PATH": "/usr/bin:/bin"]
         let out = Pipe()
         process.standardOutput = out
@@ -94,7 +97,7 @@ final class StandInProcess: @unchecked Sendable {
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: "listening on 127.0.0.1:"),
+        guard let range = text.range(of: "listening on \(host):"),
             let port = Int(text[range.upperBound...].prefix { $0.isNumber })
         else {
             process.terminate()

@@ -79,11 +79,13 @@ final class ReliabilityScratch: Sendable {
     }
 
     /// `filmcache plan --json --ids` over `worklists` as a dictionary; `extra` flags and `environment` added.
-    func plan(_ worklists: [String], _ extra: [String] = [], environment: [String: String] = [:]) throws
-        -> [String: Any]
-    {
+    /// `database` is what `--db` names: the scratch database unless given.
+    func plan(
+        _ worklists: [String], _ extra: [String] = [], database: String? = nil, environment: [String: String] = [:]
+    ) throws -> [String: Any] {
         let out = try BuiltBinaries.run(
-            "filmcache", ["plan", "--db", db, "--json", "--ids"] + extra + worklists, environment: environment)
+            "filmcache", ["plan", "--db", database ?? db, "--json", "--ids"] + extra + worklists,
+            environment: environment)
         #expect(out.status == 0, "plan: \(out.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
         return try #require(object, "plan printed no JSON object: \(out.stdout)")

@@ -10,6 +10,11 @@ import Testing
 /// 2026-11-21 a 150-call limit stops the third, leaving some missing and some stale. The reports
 /// are read at 2026-11-21 12:00 UTC. Only the database path and the file sizes are masked.
 /// Set `FILMCACHE_RECORD_GOLDEN=1` to rewrite the golden files after an intended change.
+///
+/// The same warms fill a SQLite file and a PostgreSQL database, and both must print the same golden
+/// files: a report says what the cache holds, not which backend holds it. The database's name
+/// (a path, a URL) is masked alike; the `stats` line of file sizes is SQLite's alone and is masked
+/// on both (see ``mask(_:database:)``).
 @Suite(.serialized) struct ReportEndToEndTests {
     /// The golden files, found from this source file so the test reads the tree it was built from.
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
@@ -20,41 +25,70 @@ import Testing
     /// Whether to rewrite the golden files instead of comparing.
     static var recording: Bool { ProcessInfo.processInfo.environment["FILMCACHE_RECORD_GOLDEN"] == "1" }
 
-    /// The database the reports read, built once for the suite.
-    static let fixture = Result { try Fixture() }
+    /// The SQLite database the reports read, built once for the suite.
+    static let sqliteFixture = Result { try Fixture(.sqlite) }
+    /// The PostgreSQL database the reports read, built once for the suite.
+    static let postgresFixture = Result { try Fixture(.postgresql) }
 
-    /// Each golden file and the command line that prints it (`$DB` and `$WATCHLIST` filled in).
-    static let cases: [(file: String, arguments: [String])] = [
-        ("quota.txt", ["quota", "--db", "$DB"]),
-        ("quota.json", ["quota", "--db", "$DB", "--json"]),
-        ("stats.txt", ["stats", "--db", "$DB"]),
-        ("stats.json", ["stats", "--db", "$DB", "--json", "$WATCHLIST"]),
-        ("plan.txt", ["plan", "--db", "$DB", "--daily-limit", "150", "$WATCHLIST"]),
-        ("plan.json", ["plan", "--db", "$DB", "--daily-limit", "150", "--json", "--ids", "$WATCHLIST"]),
-        ("show.txt", ["show", "tt0102748", "--db", "$DB"]),
-        ("show.json", ["show", "tt0102748", "--db", "$DB", "--json"]),
+    /// The fixture on `backend`.
+    static func fixture(_ backend: CacheDatabase.Backend) throws -> Fixture {
+        switch backend {
+        case .sqlite: try sqliteFixture.get()
+        case .postgresql: try postgresFixture.get()
+        }
+    }
+
+    /// A golden file and the command line that prints it (`$DB` and `$WATCHLIST` filled in).
+    struct Case: Sendable, CustomTestStringConvertible {
+        /// The file in `Golden/`.
+        let file: String
+        /// The command line.
+        let arguments: [String]
+
+        /// The file's name, as test results show it.
+        var testDescription: String { file }
+    }
+
+    /// Each golden file and the command line that prints it.
+    static let cases: [Case] = [
+        Case(file: "quota.txt", arguments: ["quota", "--db", "$DB"]),
+        Case(file: "quota.json", arguments: ["quota", "--db", "$DB", "--json"]),
+        Case(file: "stats.txt", arguments: ["stats", "--db", "$DB"]),
+        Case(file: "stats.json", arguments: ["stats", "--db", "$DB", "--json", "$WATCHLIST"]),
+        Case(file: "plan.txt", arguments: ["plan", "--db", "$DB", "--daily-limit", "150", "$WATCHLIST"]),
+        Case(
+            file: "plan.json",
+            arguments: ["plan", "--db", "$DB", "--daily-limit", "150", "--json", "--ids", "$WATCHLIST"]),
+        Case(file: "show.txt", arguments: ["show", "tt0102748", "--db", "$DB"]),
+        Case(file: "show.json", arguments: ["show", "tt0102748", "--db", "$DB", "--json"]),
     ]
 
-    @Test("The report matches its golden file", arguments: cases)
-    func matchesGolden(_ file: String, _ arguments: [String]) throws {
-        let fixture = try Self.fixture.get()
-        let out = try fixture.filmcache(arguments, environment: ["FILMCACHE_NOW": Self.readAt])
+    /// Golden files are recorded from SQLite, and PostgreSQL must match them.
+    @Test("The report matches its golden file", arguments: CacheDatabase.Backend.allCases, cases)
+    func matchesGolden(_ backend: CacheDatabase.Backend, _ golden: Case) throws {
+        let fixture = try Self.fixture(backend)
+        let out = try fixture.filmcache(golden.arguments, environment: ["FILMCACHE_NOW": Self.readAt])
         #expect(out.status == 0, "\(out.stderr)")
         let text = Self.mask(out.stdout, database: fixture.db).replacingOccurrences(
             of: fixture.watchlist, with: "$WATCHLIST")
+        let file = golden.file
         let url = Self.golden.appendingPathComponent(file)
         if Self.recording {
+            guard backend == .sqlite else { return }
             try Data(text.utf8).write(to: url)
             return
         }
         let expected = try String(contentsOf: url, encoding: .utf8)
         #expect(
             text == expected,
-            "\(file) changed; re-record with FILMCACHE_RECORD_GOLDEN=1 if intended:\n\(text)")
+            "\(file) on \(backend) changed; re-record with FILMCACHE_RECORD_GOLDEN=1 if intended:\n\(text)")
     }
 
-    /// The output with what varies from run to run masked: the database path and the file sizes
-    /// (the worklist's path, which varies with the checkout, is masked by the caller).
+    /// The output with what varies from run to run masked: the database's path or URL and the file
+    /// sizes (the worklist's path, which varies with the checkout, is masked by the caller).
+    ///
+    /// The sizes are SQLite's (the file and its write-ahead log); PostgreSQL has no file to measure,
+    /// and prints zeros there, which the same mask covers.
     static func mask(_ text: String, database: String) -> String {
         var text = text.replacingOccurrences(of: database, with: "$DB")
         text = text.replacingOccurrences(
@@ -63,8 +97,9 @@ import Testing
             of: #""(databaseBytes|fileBytes|walBytes)" : [0-9]+"#, with: #""$1" : 0"#, options: .regularExpression)
     }
 
-    @Test func theWarmsEndedAsPlannedAndWroteTheMetricsFile() throws {
-        let fixture = try Self.fixture.get()
+    @Test(arguments: CacheDatabase.Backend.allCases)
+    func theWarmsEndedAsPlannedAndWroteTheMetricsFile(_ backend: CacheDatabase.Backend) throws {
+        let fixture = try Self.fixture(backend)
         #expect(fixture.warms.map(\.status) == [75, 75, 75], "\(fixture.warms.map(\.stderr))")
         let text = try String(contentsOfFile: fixture.metricsFile, encoding: .utf8)
         #expect(text.contains("# TYPE filmcache_calls_total counter\n"))
@@ -72,10 +107,10 @@ import Testing
         #expect(text.contains("filmcache_last_success_timestamp_seconds 1795228200\n"), "2026-11-21T02:30:00Z")
         #expect(text.contains(#"filmcache_quota_used{key="\#(fixture.fingerprint)"} 142"#))
         #expect(text.contains(#"filmcache_calls_total{outcome="limit"} 1"#), "the first warm's last call")
-        let films = try BuiltBinaries.sqlite(fixture.db, "SELECT count(*) FROM films")
-        let upserted = try BuiltBinaries.sqlite(fixture.db, "SELECT sum(fetched) FROM runs")
+        let films = try fixture.cache.query("SELECT count(*) FROM films")
+        let upserted = try fixture.cache.query("SELECT sum(fetched) FROM runs")
         #expect(text.contains("filmcache_films_upserted_total \(upserted)\n") && Int(upserted)! >= Int(films)!)
-        let calls = try BuiltBinaries.sqlite(fixture.db, "SELECT sum(used) FROM quota_ledger")
+        let calls = try fixture.cache.query("SELECT sum(used) FROM quota_ledger")
         let counted = text.split(separator: "\n").filter { $0.hasPrefix("filmcache_calls_total{") }
             .compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
         #expect(counted == Int(calls), "the counters add up to the ledger over the three warms")
@@ -85,7 +120,7 @@ import Testing
 
     @Test(.enabled(if: PythonPrometheusParser.isAvailable, Comment(rawValue: PythonPrometheusParser.missing)))
     func prometheusClientReadsTheMetricsFileAndTheQuotaGauges() throws {
-        let fixture = try Self.fixture.get()
+        let fixture = try Self.fixture(.sqlite)
         let file = try PythonPrometheusParser.parse(String(contentsOfFile: fixture.metricsFile, encoding: .utf8))
         let names = Set(file.map(\.name))
         for name in [
@@ -108,7 +143,7 @@ import Testing
     }
 
     @Test func quotaTakesTheKeyFromTheEnvironmentOrByFingerprint() throws {
-        let fixture = try Self.fixture.get()
+        let fixture = try Self.fixture(.sqlite)
         let env = ["FILMCACHE_NOW": Self.readAt]
         let busiest = try fixture.filmcache(["quota", "--db", fixture.db, "--json"], environment: env)
         let given = try fixture.filmcache(
@@ -133,7 +168,7 @@ import Testing
     }
 
     @Test func warmRefusesAMetricsFileInAMissingDirectoryBeforeSpendingAnything() throws {
-        let fixture = try Self.fixture.get()
+        let fixture = try Self.fixture(.sqlite)
         let out = try fixture.filmcache(
             ["warm", "--db", fixture.db, "--metrics-file", fixture.dir + "/no/such/m.prom", fixture.watchlist],
             environment: ["OMDB_API_KEY": Self.key])
@@ -142,10 +177,12 @@ import Testing
 
     /// Three warms at pinned instants into one database, with a metrics file.
     final class Fixture: Sendable {
-        /// A fresh directory for the database and the metrics file.
-        let dir = NSTemporaryDirectory() + "filmcache-reports-" + UUID().uuidString
-        /// The database.
-        var db: String { dir + "/cache.sqlite" }
+        /// The database, in a fresh directory (the file's, for SQLite) held until the tests end.
+        let cache: CacheDatabase
+        /// The directory of the metrics file (and of the database file, for SQLite).
+        var dir: String { cache.scratch.dir }
+        /// What `--db` names.
+        var db: String { cache.argument }
         /// The metrics file the warms write.
         var metricsFile: String { dir + "/filmcache.prom" }
         /// The sample watchlist.
@@ -155,9 +192,10 @@ import Testing
         /// What each warm left behind.
         let warms: [BuiltBinaries.Output]
 
-        /// Runs the three warms.
-        init() throws {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        /// Runs the three warms into a new database on `backend`.
+        init(_ backend: CacheDatabase.Backend) throws {
+            let cache = try CacheDatabase(backend, in: ReliabilityScratch("reports").heldUntilExit())
+            self.cache = cache
             let limited = try StandInProcess(arguments: ["--daily-limit", "40"])
             let open = try StandInProcess()
             let runs: [(String, StandInProcess, [String])] = [
@@ -165,19 +203,17 @@ import Testing
                 ("2026-11-06T03:10:00Z", open, ["--daily-limit", "100"]),
                 ("2026-11-21T02:30:00Z", open, ["--daily-limit", "150"]),
             ]
-            let dir = dir
             warms = try runs.map { at, standIn, flags in
                 try BuiltBinaries.run(
                     "filmcache",
-                    ["warm", "--db", dir + "/cache.sqlite", "--rate", "0", "--base-url", standIn.baseURL]
+                    ["warm", "--db", cache.argument, "--rate", "0", "--base-url", standIn.baseURL]
                         + flags + [
-                            "--metrics-file", dir + "/filmcache.prom",
+                            "--metrics-file", cache.scratch.dir + "/filmcache.prom",
                             BuiltBinaries.packageRoot + "/Data/watchlist.txt",
                         ],
-                    environment: ["OMDB_API_KEY": ReportEndToEndTests.key, "FILMCACHE_NOW": at])
+                    environment: cache.environment(["OMDB_API_KEY": ReportEndToEndTests.key, "FILMCACHE_NOW": at]))
             }
-            fingerprint = String(
-                try BuiltBinaries.sqlite(dir + "/cache.sqlite", "SELECT DISTINCT key_fingerprint FROM runs").prefix(12))
+            fingerprint = String(try cache.query("SELECT DISTINCT key_fingerprint FROM runs").prefix(12))
         }
 
         /// Runs the built `filmcache` with `arguments`, `$DB` and `$WATCHLIST` filled in.
@@ -185,7 +221,7 @@ import Testing
             try BuiltBinaries.run(
                 "filmcache",
                 arguments.map { $0 == "$DB" ? db : $0 == "$WATCHLIST" ? watchlist : $0 },
-                environment: environment)
+                environment: cache.environment(environment))
         }
     }
 }

@@ -25,6 +25,9 @@ final class RunningBinary: @unchecked Sendable {
         stderrData = ReadAll(err.fileHandleForReading)
     }
 
+    /// Whether the process has not ended yet.
+    var isRunning: Bool { process.isRunning }
+
     /// What the process has written to standard error so far.
     var stderrSoFar: String { String(decoding: stderrData.soFar, as: UTF8.self) }
 

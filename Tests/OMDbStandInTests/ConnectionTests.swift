@@ -122,6 +122,21 @@ import Testing
         #expect(connection.peerClosed())
         #expect(throws: RawHTTPError.self) { try RawHTTPConnection(port: port) }
     }
+
+    /// A server given another address listens there only; a host that is not an IPv4 address is refused.
+    @Test func aServerListensOnTheAddressItIsGivenAndNowhereElse() throws {
+        let film = StandInHarness.firstFilm(of: .movie)
+        // All of 127.0.0.0/8 is loopback on Linux: 127.0.0.2 is an address of its own without any setup.
+        try StandInHarness.withServer(host: "127.0.0.2") { _, port in
+            let response = try RawHTTPConnection(host: "127.0.0.2", port: port).get("/?apikey=demo&i=\(film.imdbID)")
+            #expect(response.body == film.body)
+            #expect(throws: RawHTTPError.self) { try RawHTTPConnection(port: port) }
+        }
+        for host in ["localhost", "::1", "10.0.0", ""] {
+            let server = OMDbStandInServer(configuration: StandInConfiguration(host: host))
+            #expect(throws: StandInServerError.self, "\(host)") { _ = try server.start() }
+        }
+    }
 }
 
 /// A lock-protected value for test bookkeeping across threads.

@@ -8,7 +8,8 @@ import Foundation
     import Darwin
 #endif
 
-/// An HTTP/1.1 server on 127.0.0.1 that answers like OMDb (omdbapi.com) from a fixture corpus.
+/// An HTTP/1.1 server on 127.0.0.1 (or another address it is given) that answers like OMDb
+/// (omdbapi.com) from a fixture corpus.
 ///
 /// Plain POSIX sockets, one thread per keep-alive connection. Endpoints:
 /// - `GET /?apikey=KEY&i=ttNNN` (also `t=Title`, optional `y=`; `plot=`/`type=` are accepted and
@@ -49,10 +50,10 @@ public final class OMDbStandInServer: Sendable {
         engine = StandInEngine(configuration: configuration)
     }
 
-    /// Binds 127.0.0.1 on the configured port, starts accepting, and returns the bound port.
+    /// Binds the configured address and port, starts accepting, and returns the bound port.
     public func start() throws(StandInServerError) -> Int {
         signal(SIGPIPE, SIG_IGN)
-        let listener = try Self.makeListener(port: configuration.port)
+        let listener = try Self.makeListener(host: configuration.host, port: configuration.port)
         let port = try Self.boundPort(of: listener)
         let alreadyStarted = lifecycle.withLock { state -> Bool in
             guard state.listener < 0, !state.isStopping else { return true }
@@ -185,8 +186,9 @@ public final class OMDbStandInServer: Sendable {
 
     // MARK: - Socket setup
 
-    private static func makeListener(port: Int) throws(StandInServerError) -> Int32 {
+    private static func makeListener(host: String, port: Int) throws(StandInServerError) -> Int32 {
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
+        guard let hostAddress = ipv4Address(host) else { throw .invalidHost(host) }
         #if os(Linux)
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -198,7 +200,7 @@ public final class OMDbStandInServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        address.sin_addr = hostAddress
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -207,7 +209,7 @@ public final class OMDbStandInServer: Sendable {
         guard bound == 0 else {
             let code = errno
             close(listener)
-            throw .system(call: "bind 127.0.0.1:\(port)", errno: code)
+            throw .system(call: "bind \(host):\(port)", errno: code)
         }
         guard listen(listener, 1024) == 0 else {
             let code = errno
@@ -215,6 +217,15 @@ public final class OMDbStandInServer: Sendable {
             throw .system(call: "listen", errno: code)
         }
         return listener
+    }
+
+    /// Whether `text` is an IPv4 address (a dotted quad such as `10.0.0.1`) the server can listen on.
+    public static func isIPv4Address(_ text: String) -> Bool { ipv4Address(text) != nil }
+
+    /// `text` as an IPv4 address, or nil when it is not one.
+    private static func ipv4Address(_ text: String) -> in_addr? {
+        var address = in_addr()
+        return inet_pton(AF_INET, text, &address) == 1 ? address : nil
     }
 
     private static func boundPort(of listener: Int32) throws(StandInServerError) -> Int {
@@ -244,6 +255,8 @@ public final class OMDbStandInServer: Sendable {
 public enum StandInServerError: Error, CustomStringConvertible {
     /// The port is outside 0…65535.
     case invalidPort(Int)
+    /// The address to listen on is not an IPv4 address.
+    case invalidHost(String)
     /// `start()` was called on a server that is running or stopped.
     case alreadyStarted
     /// A socket call failed.
@@ -253,6 +266,7 @@ public enum StandInServerError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidPort(let port): "port \(port) is outside 0...65535"
+        case .invalidHost(let host): "\(host) is not an IPv4 address (such as 127.0.0.1)"
         case .alreadyStarted: "the server was already started"
         case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
         }

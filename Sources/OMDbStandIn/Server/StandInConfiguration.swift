@@ -1,6 +1,9 @@
 /// Everything a stand-in server needs to start.
 public struct StandInConfiguration: Sendable {
-    /// The loopback port to bind; 0 picks a free one (`OMDbStandInServer.start()` returns it).
+    /// The IPv4 address to listen on: loopback by default; another one (a bridge's, a veth's) lets
+    /// processes in other network namespaces reach the stand-in.
+    public var host: String
+    /// The port to bind; 0 picks a free one (`OMDbStandInServer.start()` returns it).
     public var port: Int
     /// The API keys answered as valid. They are never logged or exposed; stats name them by index
     /// and fingerprint.
@@ -12,11 +15,14 @@ public struct StandInConfiguration: Sendable {
     /// Seconds an idle keep-alive connection stays open.
     public var idleTimeoutSeconds: Int
 
-    /// Creates a configuration; by default key `demo` and the 300-film corpus from seed 1 on a free port.
+    /// Creates a configuration; by default key `demo` and the 300-film corpus from seed 1 on a free
+    /// loopback port.
     public init(
-        port: Int = 0, apiKeys: [String] = ["demo"], corpus: FilmCorpus = FilmCorpus(generatedCount: 300, seed: 1),
+        host: String = "127.0.0.1", port: Int = 0, apiKeys: [String] = ["demo"],
+        corpus: FilmCorpus = FilmCorpus(generatedCount: 300, seed: 1),
         behaviour: StandInBehaviour = StandInBehaviour(), idleTimeoutSeconds: Int = 120
     ) {
+        self.host = host
         self.port = port
         self.apiKeys = apiKeys
         self.corpus = corpus

@@ -3,14 +3,15 @@ import Foundation
 import OMDbStandIn
 
 extension OMDbStandInCommand {
-    /// `omdb-standin serve`: answer OMDb requests on 127.0.0.1 until SIGTERM or SIGINT.
+    /// `omdb-standin serve`: answer OMDb requests on 127.0.0.1 (or `--host`) until SIGTERM or SIGINT.
     struct Serve: ParsableCommand {
         /// Help text, including the endpoints and fault names.
         static let configuration = CommandConfiguration(
             abstract: "Serve the corpus on 127.0.0.1 (the default subcommand).",
             discussion: """
                 Prints exactly one line to stdout once listening:
-                  omdb-standin listening on 127.0.0.1:PORT
+                  omdb-standin listening on HOST:PORT
+                (HOST is 127.0.0.1 unless --host names another address.)
                 API keys come from OMDB_STANDIN_KEYS (comma-separated; default 'demo').
 
                 OMDb endpoint (every request counts against its key, limit answers
@@ -42,8 +43,15 @@ extension OMDbStandInCommand {
                 """
         )
 
-        /// Port on 127.0.0.1.
-        @Option(help: "Port on 127.0.0.1; 0 picks a free one.")
+        /// The IPv4 address to listen on.
+        @Option(
+            help:
+                "IPv4 address to listen on (another host's or network namespace's way in; the stand-in has no authentication)."
+        )
+        var host = "127.0.0.1"
+
+        /// Port on `host`.
+        @Option(help: "Port on --host; 0 picks a free one.")
         var port: Int = 8765
 
         /// Corpus directory; nil serves a generated corpus.
@@ -105,6 +113,9 @@ extension OMDbStandInCommand {
                 throw ValidationError(error.description)
             }
             guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
+            guard OMDbStandInServer.isIPv4Address(host) else {
+                throw ValidationError("--host must be an IPv4 address such as 127.0.0.1, not '\(host)'")
+            }
             guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be within 0...1") }
             guard latencyMs >= 0 else { throw ValidationError("--latency-ms must not be negative") }
             guard (dailyLimit ?? 0) >= 0, (limitAfter ?? 0) >= 0 else {
@@ -140,7 +151,8 @@ extension OMDbStandInCommand {
                 servePosters: posters, posterFaultRate: posterFaultRate,
                 posterFaults: (try? PosterFault.parseList(posterFaults)) ?? [])
             let server = OMDbStandInServer(
-                configuration: StandInConfiguration(port: port, apiKeys: keys, corpus: films, behaviour: behaviour))
+                configuration: StandInConfiguration(
+                    host: host, port: port, apiKeys: keys, corpus: films, behaviour: behaviour))
             let boundPort: Int
             do {
                 boundPort = try server.start()
@@ -155,7 +167,7 @@ extension OMDbStandInCommand {
                 return source
             }
             // Written straight to the file descriptor, so scripts see it at once whatever stdout is.
-            FileHandle.standardOutput.write(Data("omdb-standin listening on 127.0.0.1:\(boundPort)\n".utf8))
+            FileHandle.standardOutput.write(Data("omdb-standin listening on \(host):\(boundPort)\n".utf8))
             standardError(
                 "omdb-standin: \(films.count) films, \(keys.count) key(s), daily limit \(dailyLimit.map(String.init) ?? "none")"
             )

@@ -40,8 +40,8 @@ final class RawHTTPConnection {
     let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`.
-    init(port: Int, timeoutSeconds: Int = 10) throws {
+    /// Connects to `host`:`port` (`host` an IPv4 address).
+    init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 10) throws {
         #if os(Linux)
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -50,7 +50,7 @@ final class RawHTTPConnection {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

@@ -15,11 +15,12 @@ enum StandInHarness {
 
     /// Runs `body` against a freshly started server and stops it afterwards.
     static func withServer<Result>(
-        keys: [String] = ["demo"], corpus: FilmCorpus = corpus, behaviour: StandInBehaviour = StandInBehaviour(),
+        host: String = "127.0.0.1", keys: [String] = ["demo"], corpus: FilmCorpus = corpus,
+        behaviour: StandInBehaviour = StandInBehaviour(),
         _ body: (OMDbStandInServer, Int) throws -> Result
     ) throws -> Result {
         let server = OMDbStandInServer(
-            configuration: StandInConfiguration(apiKeys: keys, corpus: corpus, behaviour: behaviour))
+            configuration: StandInConfiguration(host: host, apiKeys: keys, corpus: corpus, behaviour: behaviour))
         let port = try server.start()
         defer { server.stop() }
         return try body(server, port)

@@ -1,0 +1,175 @@
+import Foundation
+import PostgresScratch
+import Testing
+
+/// Several hosts on one PostgreSQL cache, as near to real as one machine gets: three network
+/// namespaces (``NamespaceHosts``), each running the real binary, reaching the server and the
+/// stand-in only over a bridge, from an address of its own. One key, one ledger, one plan.
+///
+/// Making namespaces needs CAP_NET_ADMIN; without it these tests show as skipped, with the reason.
+/// Each test has its own hosts and its own server (listening on the bridge's address too), so that
+/// nothing here depends on the loopback the other suites use.
+@Suite(.serialized, .timeLimit(.minutes(5))) final class PostgresHostsEndToEndTests: Sendable {
+    let hosts: NamespaceHosts
+    let server: ScratchPostgres
+    let scratch: ReliabilityScratch
+    /// The key every host warms with.
+    let key = "demo"
+
+    init() async throws {
+        (hosts, server, scratch) = try await offThePool {
+            let hosts = try NamespaceHosts(count: 3)
+            let server = try ScratchPostgres(alsoListeningOn: (hosts.address, hosts.network))
+            return (hosts, server, try ReliabilityScratch("pg-hosts"))
+        }
+    }
+
+    deinit {
+        server.remove()
+        hosts.remove()
+    }
+
+    /// Why these tests are skipped, when they are.
+    static let skipped = Comment(rawValue: "skipped: \(NamespaceHosts.unavailable ?? "")")
+
+    /// The password reaches the binary only through `PGPASSWORD`; the key through `OMDB_API_KEY`.
+    var environment: [String: String] { ["OMDB_API_KEY": key, "PGPASSWORD": server.password] }
+
+    /// `filmcache warm` of `worklist` started on host `index`, into `database` over the bridge.
+    func warm(on index: Int, _ database: String, _ standIn: StandInProcess, _ flags: [String], _ worklist: String)
+        throws -> RunningBinary
+    {
+        try RunningBinary(
+            hosts.ip,
+            hosts.exec(index, BuiltBinaries.directory + "/filmcache") + [
+                "warm", "--db", server.url(database: database, host: hosts.address), "--base-url", standIn.baseURL,
+                "--rate", "0", "--no-progress",
+            ] + flags + [worklist], environment: environment)
+    }
+
+    /// One value from `query` on `database`, as text.
+    func sql(_ database: String, _ query: String) throws -> String {
+        try server.sql(query, database: database)
+    }
+
+    /// The `Int` a one-value query on `database` gives.
+    func count(_ database: String, _ query: String) throws -> Int { Int(try sql(database, query)) ?? -1 }
+
+    /// Whether host `index` reaches `url` with curl.
+    func reaches(_ index: Int, _ url: String) throws -> Bool {
+        try ReliabilityProcess.run(hosts.ip, hosts.exec(index, "/usr/bin/curl") + ["-fsS", "-m", "3", url]).status == 0
+    }
+
+    @Test(.enabled(if: NamespaceHosts.unavailable == nil, skipped))
+    func threeHostsShareOneBudgetAndOnePlanWithNoIDFetchedTwice() async throws {
+        try await offThePool {
+            let worklist = try scratch.worklist("w.txt", GeneratedIDs.first(2_000))
+            let database = try server.createDatabase()
+            // Slow enough answers (600 calls take one warm about 4 s) that all three have started
+            // before the budget is spent: each must then get a share.
+            let standIn = try StandInProcess(
+                arguments: ["--generate", "2000", "--latency-ms", "50"], corpus: nil, host: hosts.address)
+            // The hosts are apart: the stand-in is reached over the bridge and not on a host's own loopback.
+            #expect(try reaches(0, standIn.baseURL + "__standin/stats"))
+            #expect(try !reaches(0, "http://127.0.0.1:\(standIn.port)/__standin/stats"), "a host's loopback is its own")
+
+            let flags = ["--max-in-flight", "8", "--daily-limit", "600", "--reserve", "0"]
+            let warms = try (0..<3).map { try warm(on: $0, database, standIn, flags, worklist) }
+            // Which addresses the server sees the warms connect from, while they run.
+            var clients = Set<String>()
+            let deadline = Date().addingTimeInterval(120)
+            while warms.contains(where: \.isRunning), Date() < deadline {
+                let seen = try sql(
+                    database,
+                    "SELECT DISTINCT host(client_addr) FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND client_addr IS NOT NULL")
+                clients.formUnion(seen.split(separator: "\n").map(String.init))
+                usleep(100_000)
+            }
+            let outputs = warms.map { $0.wait(timeout: 30) }
+            for out in outputs { #expect(out.status == 0 || out.status == 75, "\(out.stderr)") }
+            #expect(clients == Set(hosts.hostAddresses), "each host connected from its own address: \(clients)")
+
+            let counters = try #require(try standIn.firstKeyCounters())
+            let served = try #require(counters["requests"] as? Int)
+            let ledger = try count(database, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
+            #expect(counters["filmsServedAgain"] as? Int == 0, "no ID fetched twice: \(counters)")
+            #expect(served <= 600, "one budget for every host: served \(served)")
+            #expect(served == ledger, "every call counted once: served \(served), ledger \(ledger)")
+            #expect(try count(database, "SELECT count(*) FROM films") == served)
+            // Each host did a share, and the shares add up to what was served.
+            let shares = try sql(database, "SELECT string_agg(fetched::text, ' ' ORDER BY id) FROM runs")
+                .split(separator: " ").compactMap { Int($0) }
+            #expect(shares.count == 3 && shares.allSatisfy { $0 > 0 }, "\(shares)")
+            #expect(shares.reduce(0, +) == served, "\(shares)")
+            #expect(try count(database, "SELECT count(*) FROM runs WHERE finished_at IS NULL") == 0)
+            #expect(
+                try count(database, "SELECT count(*) FROM claims WHERE lease_until > now()") == 0, "leases released")
+        }
+    }
+
+    @Test(.enabled(if: NamespaceHosts.unavailable == nil, skipped))
+    func aHostKilledMidRunHasItsIDsFetchedByTheOthersOnceItsLeasePasses() async throws {
+        try await offThePool {
+            let ids = GeneratedIDs.first(1_200)
+            let worklist = try scratch.worklist("w.txt", ids)
+            let database = try server.createDatabase()
+            let standIn = try StandInProcess(
+                arguments: ["--generate", "1200", "--latency-ms", "20"], corpus: nil, host: hosts.address)
+            let flags = ["--max-in-flight", "4", "--claim-lease", "3s", "--daily-limit", "100000", "--reserve", "0"]
+            func films() -> Int { (try? count(database, "SELECT count(*) FROM films")) ?? 0 }
+            func wait(until done: () -> Bool) {
+                let deadline = Date().addingTimeInterval(60)
+                while !done(), Date() < deadline { usleep(20_000) }
+            }
+
+            // The victim starts first (its run is the first) and commits some; the others join it.
+            let victim = try warm(on: 0, database, standIn, flags, worklist)
+            wait { films() >= 40 }
+            let others = try (1..<3).map { try warm(on: $0, database, standIn, flags, worklist) }
+            wait { (try? count(database, "SELECT count(*) FROM runs")) == 3 && films() >= 150 }
+            victim.send(SIGKILL)
+            let killed = victim.wait()
+            #expect(killed.status == SIGKILL, "the victim was still working: \(killed.stderr)")
+
+            // What the victim held and had not stored, with each lease's end (epoch seconds).
+            let held = try sql(
+                database,
+                """
+                SELECT imdb_id || ' ' || extract(epoch FROM lease_until) FROM claims
+                WHERE run_id = (SELECT min(id) FROM runs) AND lease_until > now()
+                  AND imdb_id NOT IN (SELECT imdb_id FROM films UNION SELECT imdb_id FROM lookups)
+                """
+            ).split(separator: "\n").map { $0.split(separator: " ") }.compactMap { fields -> (String, Double)? in
+                guard fields.count == 2, let until = Double(fields[1]) else { return nil }
+                return (String(fields[0]), until)
+            }
+            #expect(!held.isEmpty, "the victim died holding IDs it had not stored")
+
+            for out in others.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }
+            #expect(films() == ids.count, "every ID stored, the dead host's included")
+            // The others took each of the victim's IDs only once its lease had passed (fetch times
+            // are stored to the whole second, rounded down).
+            let fetched = try sql(
+                database,
+                "SELECT imdb_id || ' ' || extract(epoch FROM fetched_at) FROM films WHERE imdb_id = ANY('{"
+                    + held.map(\.0).joined(separator: ",") + "}')"
+            ).split(separator: "\n").reduce(into: [String: Double]()) { times, line in
+                let fields = line.split(separator: " ")
+                if fields.count == 2 { times[String(fields[0])] = Double(fields[1]) }
+            }
+            #expect(fetched.count == held.count, "each ID the victim held is stored")
+            let early = held.filter { id, until in (fetched[id] ?? 0) < until.rounded(.down) - 1 }
+            #expect(early.isEmpty, "fetched by another host while the victim's lease held: \(early.prefix(5))")
+
+            let counters = try #require(try standIn.firstKeyCounters())
+            // Only what the victim held unstored is asked again: nothing it had stored.
+            let again = try #require(counters["filmsServedAgain"] as? Int)
+            #expect(again <= held.count, "asked again: \(again), held unstored: \(held.count)")
+            let served = try #require(counters["requests"] as? Int)
+            #expect(try count(database, "SELECT coalesce(sum(used), 0) FROM quota_ledger") >= served)
+            #expect(try count(database, "SELECT count(*) FROM runs WHERE outcome = 'killed'") == 1)
+            #expect(try count(database, "SELECT count(*) FROM runs WHERE finished_at IS NULL") == 0)
+        }
+    }
+}
