@@ -30,7 +30,7 @@ import Testing
     }
 
     /// Why these tests are skipped, when they are.
-    static let skipped = Comment(rawValue: "skipped: \(NamespaceHosts.unavailable ?? "")")
+    static let skipped = Comment(rawValue: NamespaceHosts.unavailable ?? "")
 
     /// The password reaches the binary only through `PGPASSWORD`; the key through `OMDB_API_KEY`.
     var environment: [String: String] { ["OMDB_API_KEY": key, "PGPASSWORD": server.password] }
