@@ -109,9 +109,13 @@ public final class ScratchPostgres: Sendable {
     /// Runs `statement` as the superuser (over the socket) in `database`; returns psql's unaligned output.
     @discardableResult
     public func sql(_ statement: String, database: String = "postgres") throws(ScratchError) -> String {
-        try run(
-            "psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port), "-U",
-            "postgres", "-d", database, "-c", statement)
+        try Self.run(psql(database: database, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", statement))
+    }
+
+    /// The command line of `psql` as the superuser over the socket, into `database`, with `arguments`.
+    func psql(database: String, _ arguments: String...) -> [String] {
+        Self.asServerUser(
+            ["\(binaries)/psql", "-h", directory, "-p", String(port), "-U", "postgres", "-d", database] + arguments)
     }
 
     /// Starts the server (it starts on init); waits until it accepts connections.
