@@ -36,7 +36,11 @@ final class NamespaceHosts: Sendable {
         guard added.status == 0 else {
             return "ip netns add failed (CAP_NET_ADMIN, as root, is needed): \(added.stderr)"
         }
-        _ = try? ReliabilityProcess.run("/usr/sbin/ip", ["netns", "del", name])
+        // Removed again, or the probe would outlive the tests (a namespace just made can be busy a moment).
+        for _ in 0..<20 {
+            if (try? ReliabilityProcess.run("/usr/sbin/ip", ["netns", "del", name]))?.status == 0 { break }
+            usleep(100_000)
+        }
         return nil
     }()
 

@@ -116,7 +116,9 @@ import Testing
             let database = try server.createDatabase()
             let standIn = try StandInProcess(
                 arguments: ["--generate", "1200", "--latency-ms", "20"], corpus: nil, host: hosts.address)
-            let flags = ["--max-in-flight", "4", "--claim-lease", "3s", "--daily-limit", "100000", "--reserve", "0"]
+            // A lease short enough that the others come back to the victim's IDs within the test, long
+            // enough that a live warm's renewals (every third of it) keep it under a loaded machine.
+            let flags = ["--max-in-flight", "4", "--claim-lease", "5s", "--daily-limit", "100000", "--reserve", "0"]
             func films() -> Int { (try? count(database, "SELECT count(*) FROM films")) ?? 0 }
             func wait(until done: () -> Bool) {
                 let deadline = Date().addingTimeInterval(60)
@@ -145,6 +147,14 @@ import Testing
                 return (String(fields[0]), until)
             }
             #expect(!held.isEmpty, "the victim died holding IDs it had not stored")
+            // Claims the victim let lapse while it lived (renewals late), which another host may have
+            // taken while the victim still fetched them: none, or the bound on IDs asked again is off.
+            let lapsed = try count(
+                database,
+                """
+                SELECT count(*) FROM claims WHERE run_id = (SELECT min(id) FROM runs) AND lease_until <= now()
+                  AND imdb_id NOT IN (SELECT imdb_id FROM films UNION SELECT imdb_id FROM lookups)
+                """)
 
             for out in others.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }
             #expect(films() == ids.count, "every ID stored, the dead host's included")
@@ -165,7 +175,9 @@ import Testing
             let counters = try #require(try standIn.firstKeyCounters())
             // Only what the victim held unstored is asked again: nothing it had stored.
             let again = try #require(counters["filmsServedAgain"] as? Int)
-            #expect(again <= held.count, "asked again: \(again), held unstored: \(held.count)")
+            #expect(
+                again <= held.count,
+                "asked again: \(again), held unstored: \(held.count), lapsed before the kill: \(lapsed)")
             let served = try #require(counters["requests"] as? Int)
             #expect(try count(database, "SELECT coalesce(sum(used), 0) FROM quota_ledger") >= served)
             #expect(try count(database, "SELECT count(*) FROM runs WHERE outcome = 'killed'") == 1)
