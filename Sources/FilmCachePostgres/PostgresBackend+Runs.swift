@@ -87,11 +87,16 @@ extension PostgresBackend {
     /// two runs claiming the same IDs at once, each gets those the other did not. New rows go in in
     /// ID order, so two claimers never wait on each other in a circle; should the server still find
     /// a deadlock, the claim is tried again.
+    ///
+    /// "Answered since the plan" counts from ``answerSlack`` before `plannedAt`: an answer is
+    /// stamped when it arrives and committed up to a batch later, so another run may have fetched
+    /// an ID just before this run planned and committed it (dropping its claim) just after; its
+    /// fetch time then falls before the plan, and without the slack this run would ask again.
     public func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError)
         -> ClaimOutcome
     {
         let seconds = lease.inSeconds
-        let since = plannedAt.wholeSecond
+        let since = plannedAt.wholeSecond.addingTimeInterval(-Self.answerSlack)
         var attempt = 0
         while true {
             do {
@@ -175,6 +180,10 @@ extension PostgresBackend {
         }
         return (granted, answered)
     }
+
+    /// How long before a run's plan an answer still counts as answered since the plan: far more
+    /// than an answer waits for its batch to commit, and far less than any freshness.
+    static let answerSlack: TimeInterval = 60
 
     /// Ends every lease `runID` holds: its unfetched IDs go to the next claimer.
     public func releaseClaims(runID: Int) async throws(StoreError) {

@@ -184,6 +184,25 @@ import Testing
         }
     }
 
+    @Test func anAnswerFetchedJustBeforeAnotherRunPlannedAndCommittedAfterIsNotAskedAgain() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            let firstPlan = Date().addingTimeInterval(-10)
+            let first = try await db.beginRun(startedAt: firstPlan, key: "ab12")
+            #expect(
+                try await db.claim(["tt0000001"], runID: first, plannedAt: firstPlan, lease: .seconds(60)).granted.count
+                    == 1)
+            // The answer arrives; the second run plans (the film not yet committed, so due); then
+            // the first run's batch commits it and drops its claim.
+            let arrived = Date().addingTimeInterval(-2)
+            let secondPlan = Date()
+            let second = try await db.beginRun(startedAt: secondPlan, key: "ab12")
+            try await db.write(WriteBatch(films: [SampleFilms.film("tt0000001", fetchedAt: arrived)]))
+            let outcome = try await db.claim(["tt0000001"], runID: second, plannedAt: secondPlan, lease: .seconds(60))
+            #expect(outcome.granted.isEmpty && outcome.answered == ["tt0000001"], "\(outcome)")
+        }
+    }
+
     @Test func aWritableOpenHasFilmsLongValuesCompressedWithLZ4() async throws {
         let database = try Scratch.database()
         let compression = """
