@@ -160,19 +160,14 @@ struct WarmRecorder: Sendable {
     /// calls are now charged to, no further call, and the run ends as if it had seen the limit.
     func limitReached(elsewhereOn day: String) {
         guard day == configuration.quotaDay(containing: now()).key else { return }
-        gate.close()
-        queue.stop()
-        let first = tally.withLock {
-            guard $0.stopReason == nil else { return false }
-            $0.stopReason = .limitReached
-            return true
+        if end(.limitReached, detail: nil) {
+            logger.warning("OMDb daily limit reached by another warm on this key; stopping")
         }
-        if first { logger.warning("OMDb daily limit reached by another warm on this key; stopping") }
     }
 
     /// Ends the run for `reason`: no further call. Returns whether this was the first reason given,
     /// the one reported.
-    private func end(_ reason: StopReason, detail: String) -> Bool {
+    private func end(_ reason: StopReason, detail: String?) -> Bool {
         gate.close()
         queue.stop()
         return tally.withLock {

@@ -24,14 +24,17 @@ public struct CacheStats: Sendable, Equatable {
     /// Bytes on disk: the database and its write-ahead log.
     public var fileBytes: Int { databaseBytes + walBytes }
 
-    /// Takes the stats of the cache at `databasePath` through `store` at `now`, planning `worklist` if given.
+    /// Takes the stats of the cache at `location` through `store` at `now`, planning `worklist` if
+    /// given. A SQLite file's existence and sizes are read from disk; a PostgreSQL database, opened
+    /// already, exists and has no file.
     public static func load(
-        store: any CacheBackend, databasePath: String, settings: PlanSettings, worklist: Worklist?, now: Date
+        store: any CacheBackend, location: DatabaseLocation, settings: PlanSettings, worklist: Worklist?, now: Date
     ) async throws(StoreError) -> CacheStats {
         let files = FileManager.default
         func size(_ path: String) -> Int {
             ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
         }
+        let file: String? = if case .sqlite(let path) = location { path } else { nil }
         let census = try await store.census(freshness: settings.freshness, now: now)
         var night: NightPlan?
         if let worklist {
@@ -39,8 +42,8 @@ public struct CacheStats: Sendable, Equatable {
                 worklist: worklist, store: store, settings: settings, keyFingerprint: nil, now: now)
         }
         return CacheStats(
-            databasePath: databasePath, databaseExists: files.fileExists(atPath: databasePath),
-            databaseBytes: size(databasePath), walBytes: size(databasePath + "-wal"), census: census,
+            databasePath: location.displayName, databaseExists: file.map { files.fileExists(atPath: $0) } ?? true,
+            databaseBytes: file.map { size($0) } ?? 0, walBytes: file.map { size($0 + "-wal") } ?? 0, census: census,
             freshness: settings.freshness, currentDataVersion: FilmNormalizer.dataVersion, worklists: night, now: now)
     }
 }

@@ -46,17 +46,14 @@ extension FilmCacheCommand {
             let settings = planning.settings(job: job)
             let store = try await common.openForReading(logger: logger, job: job)
             let location = try common.location(job: job)
-            let database = location.displayName
-            var stats: CacheStats
+            let stats: CacheStats
             do {
                 stats = try await CacheStats.load(
-                    store: store, databasePath: database, settings: settings, worklist: worklist,
+                    store: store, location: location, settings: settings, worklist: worklist,
                     now: now)
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
-            // A PostgreSQL database is no file, and it exists: it was opened, and its schema read.
-            if case .postgres = location { stats.databaseExists = true }
             print(json ? StatsReport.json(stats) : StatsReport.text(stats))
         }
     }
