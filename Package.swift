@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -14,6 +14,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(
+            url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -45,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "filmcache",
             dependencies: [
-                "FilmCacheKit", "FilmCachePostgres", "FilmCacheSQLite",
+                "FilmCacheKit", "FilmCachePostgres", "FilmCacheSQLite", "FilmCacheServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -90,6 +95,19 @@ let package = Package(
             name: "FilmCachePostgres",
             dependencies: [
                 "FilmCacheKit", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `filmcache serve`'s HTTP side: Hummingbird, swift-metrics and its Prometheus exporter stay out of
+        // FilmCacheKit, which holds what the endpoint answers (FilmCacheKit/Serve).
+        .target(
+            name: "FilmCacheServe",
+            dependencies: [
+                "FilmCacheKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -166,3 +166,55 @@ extension QuotaLedger {
             count, key: key, day: day, minute: minute, dailyLimit: dailyLimit, usable: usable, runID: nil)
     }
 }
+
+/// What `filmcache serve` keeps beside the films: OMDb's answers to queries that are not a plain
+/// `i=` (`t=`, `s=`, `Season=`, `plot=full`), under the normalized query, negative answers
+/// included; and how often apps asked for each film (demand), which the nightly plan reads.
+public protocol AnswerCache: Sendable {
+    /// The stored answer to `query` (a ``ServeQuery/cacheKey``), or `nil`.
+    func answer(for query: String) async throws(StoreError) -> CachedAnswer?
+    /// Stores answers in one transaction, each replacing any earlier one to its query.
+    func storeAnswers(_ answers: [CachedAnswer]) async throws(StoreError)
+    /// Adds `counts` (requests by IMDb ID) to each film's demand in one transaction, `at` being
+    /// the latest request among them.
+    func recordDemand(_ counts: [String: Int], at instant: Date) async throws(StoreError)
+    /// The demand of each of `ids` that has any, for the planner (IDs with none are absent).
+    func demand(of ids: [String]) async throws(StoreError) -> [String: Int]
+    /// The `limit` most requested films, most first (ties by ID), with their titles where cached.
+    func mostRequested(limit: Int) async throws(StoreError) -> [DemandEntry]
+}
+
+/// One stored answer of OMDb to a query.
+public struct CachedAnswer: Sendable, Equatable {
+    /// The normalized query it answers (``ServeQuery/cacheKey``).
+    public var query: String
+    /// OMDb's body, byte for byte.
+    public var body: [UInt8]
+    /// Whether OMDb found something (`"Response":"True"`); `false` for its negative answers.
+    public var found: Bool
+    /// When OMDb answered.
+    public var answeredAt: Date
+
+    public init(query: String, body: [UInt8], found: Bool, answeredAt: Date) {
+        self.query = query
+        self.body = body
+        self.found = found
+        self.answeredAt = answeredAt
+    }
+}
+
+/// How often apps asked for one film.
+public struct DemandEntry: Sendable, Equatable {
+    public var imdbID: String
+    /// The film's title, when the cache holds it.
+    public var title: String?
+    public var requests: Int
+    public var lastRequestedAt: Date
+
+    public init(imdbID: String, title: String?, requests: Int, lastRequestedAt: Date) {
+        self.imdbID = imdbID
+        self.title = title
+        self.requests = requests
+        self.lastRequestedAt = lastRequestedAt
+    }
+}

@@ -1,0 +1,5 @@
+import FilmCacheKit
+import Hummingbird
+import Metrics
+import Prometheus
+import ServiceLifecycle
