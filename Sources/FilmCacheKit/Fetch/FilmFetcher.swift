@@ -4,6 +4,8 @@ import Logging
 /// What one ID's fetch came to, after retries.
 enum FetchResult: Sendable {
     case film(NormalizedFilm)
+    /// A query's (``FetchTarget/query(_:)``) answer with `"Response":"True"`, OMDb's body as sent.
+    case answer([UInt8])
     case notFound(String)
     /// `sent` is `false` when the last try never left (its call was given back).
     case failed(String, httpStatus: Int?, sent: Bool = true)
@@ -38,6 +40,9 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
     /// The wall clock, for `fetched_at` and `Retry-After` dates.
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Whether a breaker's pause is waited out (a warm) or answered at once with `.circuitOpen`
+    /// (`filmcache serve`, whose clients must never wait on it).
+    var waitsOutPauses = true
     let normalizer = FilmNormalizer()
 
     /// Fetches one ID (`i=`) or resolves one title (`t=`, `y=`, `type=`), retrying transient failures
@@ -49,11 +54,20 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
     func fetch(_ target: FetchTarget) async throws -> FetchResult {
         // A title's answer may name any ID: there is none to hold it to.
         let id = target.imdbID ?? ""
-        let url = target.title.map { requestPrefix + $0.query.requestQuery } ?? urlPrefix + id
+        let url: String
+        switch target {
+        case .id: url = urlPrefix + id
+        case .title(let entry): url = requestPrefix + entry.query.requestQuery
+        case .query(let query): url = requestPrefix + query
+        }
         // What the call was for, in a log line; built only when one is logged.
         func subject(_ more: Logger.Metadata) -> Logger.Metadata {
-            let what: Logger.Metadata =
-                target.title.map { ["title": "\($0.query)", "at": "\($0.place)"] } ?? ["imdb_id": "\(id)"]
+            let what: Logger.Metadata
+            switch target {
+            case .id: what = ["imdb_id": "\(id)"]
+            case .title(let entry): what = ["title": "\(entry.query)", "at": "\(entry.place)"]
+            case .query(let query): what = ["query": "\(query)"]
+            }
             return what.merging(more) { $1 }
         }
         var schedule = RetrySchedule<C>(backoff: backoff)
@@ -63,6 +77,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
             switch pacing.breakerCheck(at: clock.now) {
             case .proceed: break
             case .pause(let until):
+                guard waitsOutPauses else { return .circuitOpen }
                 guard try await stop.unlessStopped({ try await clock.sleep(until: until, tolerance: nil) }) else {
                     return .stopped
                 }
@@ -85,6 +100,8 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
             let body: FetchOutcome.Body
             if failure != nil {
                 body = .malformed
+            } else if case .query = target {
+                body = OMDbAnswer.classify(response.body)
             } else {
                 switch try? normalizer.normalize(body: response.body, requestedID: id, fetchedAt: now()) {
                 case .film(let film)?:
@@ -99,6 +116,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
             switch outcome {
             case .film:
                 pacing.recordSuccess()
+                if case .query = target { return .answer(response.body) }
                 guard let normalized, PlainTextWorklist.isIMDbID(normalized.film.imdbID) else {
                     return .failed(normalized == nil ? "no film body" : "the answer names no IMDb ID", httpStatus: 200)
                 }

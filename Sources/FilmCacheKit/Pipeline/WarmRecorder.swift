@@ -20,7 +20,7 @@ struct WarmRecorder: Sendable {
     func record(_ result: FetchResult, for target: FetchTarget) async throws {
         let at = now()
         switch result {
-        case .film, .notFound: try await noteFirstSuccess(at: at)
+        case .film, .notFound, .answer: try await noteFirstSuccess(at: at)
         case .failed, .limitReached, .noBudget, .circuitOpen, .stopped, .notOMDb, .unreachable: break
         }
         if let entry = target.title {
@@ -65,6 +65,9 @@ struct WarmRecorder: Sendable {
             }
         case .limitReached, .noBudget, .stopped, .circuitOpen, .notOMDb, .unreachable:
             try await end(result, subject: ["imdb_id": "\(id)"], at: at)
+        case .answer:
+            // A warm fetches IDs and titles; a query's answer is `filmcache serve`'s.
+            break
         }
     }
 
@@ -119,6 +122,8 @@ struct WarmRecorder: Sendable {
             }
         case .limitReached, .noBudget, .stopped, .circuitOpen, .notOMDb, .unreachable:
             try await end(result, subject: ["title": "\(query)"], at: at)
+        case .answer:
+            break
         }
     }
 
@@ -126,7 +131,7 @@ struct WarmRecorder: Sendable {
     /// answers not OMDb's, an unreachable OMDb.
     private func end(_ result: FetchResult, subject: Logger.Metadata, at: Date) async throws {
         switch result {
-        case .film, .notFound, .failed: break
+        case .film, .notFound, .failed, .answer: break
         case .limitReached(let message):
             logger.warning(
                 "OMDb daily limit reached; stopping", metadata: subject.merging(["message": "\(message)"]) { $1 })

@@ -104,10 +104,13 @@ public struct DueRank: Sendable, Equatable {
     }
 }
 
-/// One call's worth of work: an ID to fetch with `i=`, or a title to resolve with `t=`.
+/// One call's worth of work: an ID to fetch with `i=`, a title to resolve with `t=`, or (for
+/// `filmcache serve`) any other OMDb query, whose answer is kept as OMDb sent it.
 public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
     case id(String)
     indirect case title(TitleEntry)
+    /// The query part of an OMDb request after the key, percent-encoded (`s=heat&page=2`).
+    case query(String)
 
     /// The ID, for an ID.
     public var imdbID: String? {
@@ -125,6 +128,7 @@ public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .id(let id): id
         case .title(let entry): entry.query.key.claimKey
+        case .query(let query): "q:" + query
         }
     }
 
@@ -133,6 +137,7 @@ public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .id(let id): id
         case .title(let entry): entry.query.description
+        case .query(let query): query
         }
     }
 }

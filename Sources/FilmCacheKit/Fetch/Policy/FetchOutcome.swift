@@ -49,6 +49,7 @@ public enum FetchOutcome: Sendable, Hashable {
     /// OMDb's error messages for a film it does not have.
     public static let notFoundMessages: Set<String> = [
         "Incorrect IMDb ID.", "Movie not found!", "Series not found!", "Series or episode not found!",
+        "Series or season not found!", "Too many results.",
     ]
 
     /// Classifies one request from its HTTP status, decoded body, transport failure and `Retry-After` header.

@@ -1,0 +1,56 @@
+import Foundation
+
+/// OMDb's answer bodies as `filmcache serve` reads and writes them.
+public enum OMDbAnswer {
+    /// OMDb's words for a request without a key.
+    public static let noKey = "No API key provided."
+    /// OMDb's words for a key it does not know (here: a token the tokens file does not list).
+    public static let invalidKey = "Invalid API key!"
+    /// OMDb's words once a key's daily limit is spent.
+    public static let limitReached = "Request limit reached!"
+    /// OMDb's words for an `i=` that is no IMDb ID.
+    public static let incorrectID = "Incorrect IMDb ID."
+    /// OMDb's words for a request it cannot make sense of.
+    public static let somethingWentWrong = "Something went wrong."
+    /// OMDb's words for trouble on its side: what a miss gets while OMDb cannot be reached.
+    public static let errorGettingData = "Error getting data."
+
+    /// What an answer to a query is: `"Response":"True"`, OMDb's error text, or neither (not OMDb's).
+    static func classify(_ body: [UInt8]) -> FetchOutcome.Body {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+            let response = object["Response"] as? String
+        else { return .malformed }
+        if response == "True" { return .film }
+        if response == "False", let error = object["Error"] as? String { return .error(error) }
+        return .malformed
+    }
+
+    /// `{"Response":"False","Error":"…"}`, as OMDb writes its errors.
+    public static func error(_ message: String) -> [UInt8] {
+        var out = Array(#"{"Response":"False","Error":"#.utf8)
+        JSONString.append(message, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// OMDb's XML error form: `<root response="False"><error>…</error></root>`.
+    public static func xmlError(_ message: String) -> [UInt8] {
+        var text = message
+        for (from, to) in [("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\"", "&quot;")] {
+            text = text.replacingOccurrences(of: from, with: to)
+        }
+        return Array(
+            #"<?xml version="1.0" encoding="UTF-8"?><root response="False"><error>\#(text)</error></root>"#.utf8)
+    }
+
+    /// The `imdbID` value of a film body, found without parsing the whole body (for counting
+    /// demand on answers served from the cache).
+    static func imdbID(in body: [UInt8]) -> String? {
+        let marker = Array(#""imdbID":""#.utf8)
+        guard let range = body.firstRange(of: marker) else { return nil }
+        let rest = body[range.upperBound...].prefix(12)
+        guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        let id = String(decoding: rest[..<end], as: UTF8.self)
+        return PlainTextWorklist.isIMDbID(id) ? id : nil
+    }
+}

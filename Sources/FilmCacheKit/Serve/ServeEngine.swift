@@ -1,0 +1,370 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// How `filmcache serve` keeps answers.
+public struct ServeSettings: Sendable {
+    /// How long a stored answer to `t=`, `s=`, `Season=` or `plot=full` that found something is served.
+    public var answerTTL: TimeInterval = 7 * 86_400
+    /// How long a stored negative answer ("Movie not found!") is served.
+    public var negativeAnswerTTL: TimeInterval = 86_400
+    /// The longest a request waits for OMDb; then it gets a stale answer or an error, and the
+    /// call, still going, stores its answer for the next request.
+    public var requestDeadline = Duration.seconds(10)
+    /// How often request counts (demand) are written to the cache.
+    public var demandInterval = Duration.seconds(5)
+
+    public init() {}
+}
+
+/// What `filmcache serve` answers: OMDb's answers from the cache, fetching what it lacks through
+/// the same metered fetch stage as `warm`, once however many ask at once.
+///
+/// Free of HTTP: the server hands it a request's query items and sends what it returns.
+public final class ServeEngine: Sendable {
+    private let store: any CacheBackend & AnswerCache
+    private let tokens: ServeTokens
+    private let configuration: WarmConfiguration
+    private let settings: ServeSettings
+    private let upstream: ServeUpstream
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    private let flights = Mutex<[String: Flight]>([:])
+    private let demand = Mutex<[String: Int]>([:])
+    private let normalizer = FilmNormalizer()
+
+    /// An endpoint over `store` accepting `tokens`, asking OMDb through `transport` as
+    /// `configuration` says (key, base URL, limits, freshness).
+    public init(
+        store: any CacheBackend & AnswerCache, tokens: ServeTokens, configuration: WarmConfiguration,
+        settings: ServeSettings = ServeSettings(), transport: any HTTPTransport,
+        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+    ) {
+        self.store = store
+        self.tokens = tokens
+        self.configuration = configuration
+        self.settings = settings
+        self.now = now
+        self.logger = logger
+        upstream = ServeUpstream(
+            configuration: configuration, store: store, transport: transport, now: now, logger: logger)
+    }
+
+    /// The answer to one request, from its query items (`apikey` among them).
+    public func respond(to items: [(name: String, value: String)]) async -> ServeResponse {
+        guard let token = items.last(where: { $0.name.lowercased() == "apikey" })?.value, !token.isEmpty else {
+            return .error(OMDbAnswer.noKey, status: 401, outcome: .refused)
+        }
+        guard tokens.accepts(token) else { return .error(OMDbAnswer.invalidKey, status: 401, outcome: .refused) }
+        switch ServeQuery(items) {
+        case .film(let id): return await film(id)
+        case .answer(let query): return await answer(query)
+        case .invalid(let status, let message): return .error(message, status: status, outcome: .refused)
+        case .xml:
+            var response = ServeResponse(
+                status: 200, body: OMDbAnswer.xmlError("This cache answers in JSON only; leave out r=xml."),
+                outcome: .refused)
+            response.contentType = "text/xml; charset=utf-8"
+            return response
+        }
+    }
+
+    /// OMDb calls sent so far.
+    public var upstreamCalls: Int { upstream.calls }
+
+    // MARK: - Films
+
+    private func film(_ id: String) async -> ServeResponse {
+        count(id)
+        let at = now()
+        var stale: IMDBFilm?
+        do {
+            var film = try await store.film(id)
+            if film == nil, let target = try await store.aliasTarget(of: id) { film = try await store.film(target) }
+            if let film {
+                let age = TitleAge(
+                    type: film.type?.description, yearStart: film.yearStart, yearEnd: film.yearEnd,
+                    released: film.released?.description)
+                switch configuration.freshness.judge(
+                    fetchedAt: film.lastFetched, dataVersion: film.dataVersion, title: age, at: at)
+                {
+                case .fresh, .upgrade: return ServeResponse(status: 200, body: Array(film.rawJSON.utf8), outcome: .hit)
+                case .stale: stale = film
+                }
+            } else if let lookup = try await store.lookup(id), lookup.status == .notFound, lookup.nextAttemptAt > at {
+                return .error(lookup.message ?? OMDbAnswer.incorrectID, status: 200, outcome: .hit)
+            }
+        } catch {
+            return unreadable(error)
+        }
+        let resolution = await fly("i:" + id) { [self] in await fetchFilm(id) }
+        return respond(resolution, stale: stale.map { (Array($0.rawJSON.utf8), $0.lastFetched) })
+    }
+
+    private func fetchFilm(_ id: String) async -> ServeResolution {
+        let result = await upstream.fetch(.id(id))
+        let at = now()
+        switch result {
+        case .film(let normalized):
+            var batch = WriteBatch(films: [normalized.film])
+            if normalized.film.imdbID != id {
+                batch.aliases = [FilmAlias(askedID: id, imdbID: normalized.film.imdbID, recordedAt: at)]
+            }
+            await write(batch)
+            return .answer(Array(normalized.film.rawJSON.utf8))
+        case .notFound(let message):
+            await write(
+                WriteBatch(lookups: [
+                    LookupRecord(
+                        imdbID: id, status: .notFound, message: message, httpStatus: 200, attemptedAt: at,
+                        nextAttemptAt: at.addingTimeInterval(configuration.freshness.notFoundTTL))
+                ]))
+            return .answer(OMDbAnswer.error(message))
+        default:
+            return unavailable(result, at: at)
+        }
+    }
+
+    // MARK: - Answers to other queries
+
+    private func answer(_ query: AnswerQuery) async -> ServeResponse {
+        if let id = query.imdbID { count(id) }
+        let at = now()
+        var stale: CachedAnswer?
+        do {
+            if let cached = try await store.answer(for: query.cacheKey) {
+                if query.imdbID == nil, query.answersWithFilm, cached.found, let id = OMDbAnswer.imdbID(in: cached.body)
+                {
+                    count(id)
+                }
+                let ttl = cached.found ? settings.answerTTL : settings.negativeAnswerTTL
+                if at.timeIntervalSince(cached.answeredAt) < ttl {
+                    return ServeResponse(status: 200, body: cached.body, outcome: .hit)
+                }
+                stale = cached
+            }
+        } catch {
+            return unreadable(error)
+        }
+        let resolution = await fly("q:" + query.cacheKey) { [self] in await fetchAnswer(query) }
+        return respond(resolution, stale: stale.map { ($0.body, $0.answeredAt) })
+    }
+
+    private func fetchAnswer(_ query: AnswerQuery) async -> ServeResolution {
+        let result = await upstream.fetch(.query(query.upstream))
+        let at = now()
+        switch result {
+        case .answer(let body):
+            var batch = WriteBatch()
+            if query.answersWithFilm,
+                case .film(let normalized)? = try? normalizer.normalize(
+                    body: body, requestedID: query.imdbID ?? "", fetchedAt: at),
+                PlainTextWorklist.isIMDbID(normalized.film.imdbID)
+            {
+                let film = normalized.film
+                batch.films = [film]
+                if let title = query.titleQuery, title.isAnswered(byTitle: film.title, yearStart: film.yearStart) {
+                    batch.titles = [TitleAnswer(query: title, imdbID: film.imdbID, answeredAt: at)]
+                }
+                if query.imdbID == nil { count(film.imdbID) }
+            }
+            await store(CachedAnswer(query: query.cacheKey, body: body, found: true, answeredAt: at), with: batch)
+            return .answer(body)
+        case .notFound(let message):
+            let body = OMDbAnswer.error(message)
+            var batch = WriteBatch()
+            if let title = query.titleQuery {
+                batch.titles = [
+                    TitleAnswer(
+                        query: title, imdbID: nil, answeredAt: at,
+                        nextAttemptAt: at.addingTimeInterval(configuration.freshness.titleNotFoundTTL))
+                ]
+            }
+            await store(CachedAnswer(query: query.cacheKey, body: body, found: false, answeredAt: at), with: batch)
+            return .answer(body)
+        default:
+            return unavailable(result, at: at)
+        }
+    }
+
+    // MARK: - Shared steps
+
+    private func unavailable(_ result: FetchResult, at: Date) -> ServeResolution {
+        switch result {
+        case .limitReached, .noBudget:
+            return .limit(until: upstream.spentUntil(at) ?? upstream.quotaDay(containing: at).nextReset)
+        default:
+            return .down(retryAfter: Int(configuration.circuitBreaker.coolDown.inSeconds.rounded(.up)))
+        }
+    }
+
+    /// The response to `resolution`, or the stale body (with when it was fetched) when OMDb could not answer.
+    private func respond(_ resolution: ServeResolution?, stale: ([UInt8], Date)?) -> ServeResponse {
+        let at = now()
+        switch resolution {
+        case .answer(let body)?:
+            return ServeResponse(status: 200, body: body, outcome: .miss)
+        case .limit(let until)?:
+            if let (body, fetched) = stale { return .stale(body, age: at.timeIntervalSince(fetched)) }
+            return .error(
+                OMDbAnswer.limitReached, status: 401, outcome: .error,
+                retryAfter: Int(until.timeIntervalSince(at).rounded(.up)))
+        case .down(let retryAfter)?:
+            if let (body, fetched) = stale { return .stale(body, age: at.timeIntervalSince(fetched)) }
+            return .error(OMDbAnswer.errorGettingData, status: 503, outcome: .error, retryAfter: retryAfter)
+        case nil:
+            // The deadline passed; the call goes on and stores its answer for the next request.
+            if let (body, fetched) = stale { return .stale(body, age: at.timeIntervalSince(fetched)) }
+            return .error(OMDbAnswer.errorGettingData, status: 503, outcome: .error, retryAfter: 1)
+        }
+    }
+
+    private func unreadable(_ error: any Error) -> ServeResponse {
+        logger.error("the cache could not be read", metadata: ["error": "\(error)"])
+        return .error(OMDbAnswer.errorGettingData, status: 503, outcome: .error, retryAfter: 5)
+    }
+
+    /// Runs `fetch` once for every request asking `key` while it runs; each waits at most the
+    /// request deadline (`nil` then).
+    private func fly(_ key: String, _ fetch: @escaping @Sendable () async -> ServeResolution) async -> ServeResolution?
+    {
+        let (flight, leads) = flights.withLock { flights -> (Flight, Bool) in
+            if let flight = flights[key] { return (flight, false) }
+            let flight = Flight()
+            flights[key] = flight
+            return (flight, true)
+        }
+        if leads {
+            Task { [self] in
+                let resolution = await fetch()
+                // Stored before the flight ends, so a request after it finds the answer in the cache.
+                flights.withLock { _ = $0.removeValue(forKey: key) }
+                flight.finish(resolution)
+            }
+        }
+        return await flight.wait(deadline: settings.requestDeadline)
+    }
+
+    private func write(_ batch: WriteBatch) async {
+        guard !batch.isEmpty else { return }
+        do {
+            try await store.write(batch)
+        } catch {
+            logger.error("an answer could not be stored", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func store(_ answer: CachedAnswer, with batch: WriteBatch) async {
+        await write(batch)
+        do {
+            try await store.storeAnswers([answer])
+        } catch {
+            logger.error("an answer could not be stored", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: - Demand
+
+    private func count(_ id: String) {
+        demand.withLock { $0[id, default: 0] += 1 }
+    }
+
+    /// Writes the request counts gathered since the last time; kept for the next time if the
+    /// cache cannot take them.
+    public func flushDemand() async {
+        let counts = demand.withLock { counts in
+            defer { counts = [:] }
+            return counts
+        }
+        guard !counts.isEmpty else { return }
+        do {
+            try await store.recordDemand(counts, at: now())
+        } catch {
+            logger.warning("request counts could not be stored; kept for the next try", metadata: ["error": "\(error)"])
+            demand.withLock { pending in pending.merge(counts, uniquingKeysWith: +) }
+        }
+    }
+
+    /// Runs beside the server until cancelled: writes demand every `demandInterval` and hears
+    /// other processes' "limit reached" for the key. Then writes the last demand and gives unsent
+    /// reservations back to the ledger.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [store, upstream, key = configuration.apiKey.fingerprint] in
+                await store.watchExhaustion(key: key) { day in upstream.limitReachedElsewhere(on: day) }
+            }
+            group.addTask { [self] in
+                while (try? await Task.sleep(for: settings.demandInterval)) != nil { await flushDemand() }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        await finish()
+    }
+
+    /// Writes the last demand and gives unsent reservations back (a shutdown's last step).
+    public func finish() async {
+        await upstream.finish()
+        await flushDemand()
+    }
+}
+
+/// What a fetch came to for the requests waiting on it.
+private enum ServeResolution: Sendable {
+    /// OMDb's answer (a film, a list, or its negative answer), stored.
+    case answer([UInt8])
+    /// Today's budget is spent (or OMDb said its limit is reached) until `until`.
+    case limit(until: Date)
+    /// OMDb could not be asked or did not answer usably; try again in `retryAfter` seconds.
+    case down(retryAfter: Int)
+}
+
+/// One fetch that several requests wait for; each waiter may give up at its own deadline.
+private final class Flight: Sendable {
+    private struct State {
+        var resolution: ServeResolution?
+        var waiters: [Int: CheckedContinuation<ServeResolution?, Never>] = [:]
+        /// Waiters whose deadline passed before they were registered.
+        var expired: Set<Int> = []
+        var next = 0
+    }
+
+    private let state = Mutex(State())
+
+    func finish(_ resolution: ServeResolution) {
+        let waiters = state.withLock { state in
+            state.resolution = resolution
+            defer { state.waiters = [:] }
+            return state.waiters
+        }
+        for waiter in waiters.values { waiter.resume(returning: resolution) }
+    }
+
+    func wait(deadline: Duration) async -> ServeResolution? {
+        let id = state.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        let timer = Task { [self] in
+            try? await Task.sleep(for: deadline)
+            let waiter = state.withLock { state in
+                guard let waiter = state.waiters.removeValue(forKey: id) else {
+                    state.expired.insert(id)
+                    return nil as CheckedContinuation<ServeResolution?, Never>?
+                }
+                return waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> ServeResolution?? in
+                if let resolution = state.resolution { return .some(resolution) }
+                if state.expired.remove(id) != nil { return .some(nil) }
+                state.waiters[id] = continuation
+                return .none
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// What one OMDb request asks of `filmcache serve`, read from its query string.
+///
+/// A plain `i=` (short plot) is answered from `films`, like every film a warm fetched. Every other
+/// form — `t=`, `s=`, `Season=`, `Season=` with `Episode=`, `plot=full` — is answered from the
+/// answer cache, under ``AnswerQuery/cacheKey``: the query with its parameters in one order, its
+/// text folded as OMDb matches it (case, accents, runs of spaces), defaults left out, and no key.
+public enum ServeQuery: Sendable, Equatable {
+    /// `i=` with the short plot: the film as stored.
+    case film(imdbID: String)
+    /// Any other query: OMDb's answer, kept as it was sent.
+    case answer(AnswerQuery)
+    /// A request answered at once without the cache or OMDb: OMDb's error for it.
+    case invalid(status: Int, message: String)
+    /// `r=xml`: the cache serves JSON only, and says so in OMDb's XML error form.
+    case xml
+
+    /// Reads a request's query items (names as sent; when one repeats, the last counts, as OMDb
+    /// reads them). The `apikey` item is not looked at here.
+    public init(_ items: [(name: String, value: String)]) {
+        var values: [String: String] = [:]
+        for item in items {
+            values[item.name.lowercased()] = item.value.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func value(_ name: String) -> String? {
+            guard let text = values[name], !text.isEmpty else { return nil }
+            return text
+        }
+        if value("r")?.lowercased() == "xml" {
+            self = .xml
+            return
+        }
+        let id = value("i")
+        if let id, !PlainTextWorklist.isIMDbID(id) {
+            self = .invalid(status: 200, message: OMDbAnswer.incorrectID)
+            return
+        }
+        let title = id == nil ? value("t") : nil
+        let type = value("type").map { $0.lowercased() }.flatMap { Self.types.contains($0) ? $0 : nil }
+        let year = value("y").flatMap { text in
+            text.count <= 4 && text.allSatisfy(\.isASCII) && Int(text) != nil ? text : nil
+        }
+        let full = value("plot")?.lowercased() == "full"
+        var parts = AnswerParts()
+        if let season = value("season") {
+            guard id != nil || title != nil else {
+                self = .invalid(status: 200, message: OMDbAnswer.somethingWentWrong)
+                return
+            }
+            parts.subject(id: id, title: title)
+            parts.add("season", season)
+            if let episode = value("episode") {
+                parts.add("episode", episode)
+                parts.kind = .episode
+            } else {
+                parts.kind = .season
+            }
+        } else if let id {
+            guard full else {
+                self = .film(imdbID: id)
+                return
+            }
+            parts.subject(id: id, title: nil)
+            parts.kind = .id
+        } else if let title {
+            parts.subject(id: nil, title: title)
+            parts.add("y", year)
+            parts.add("type", type)
+            parts.kind = .title
+            parts.titleQuery = full ? nil : TitleQuery(title: title, year: year.flatMap { Int($0) }, type: type)
+        } else if let search = value("s") {
+            parts.add("s", search, folded: true)
+            parts.add("type", type)
+            parts.add("y", year)
+            parts.add("page", value("page").flatMap { $0 == "1" ? nil : $0 })
+            parts.kind = .search
+        } else {
+            self = .invalid(status: 200, message: OMDbAnswer.somethingWentWrong)
+            return
+        }
+        if full, parts.kind != .search { parts.add("plot", "full") }
+        self = .answer(parts.query)
+    }
+
+    /// OMDb's `type` values; another is left out, as OMDb ignores it.
+    static let types: Set<String> = ["movie", "series", "episode", "game"]
+}
+
+/// A query answered from the answer cache.
+public struct AnswerQuery: Sendable, Equatable {
+    /// Which of OMDb's query forms it is.
+    public enum Kind: String, Sendable {
+        /// `i=` with `plot=full`.
+        case id
+        /// `t=`, with `y=`, `type=`, `plot=`.
+        case title
+        /// `s=`, with `type=`, `y=`, `page=`.
+        case search
+        /// `Season=` with `i=` or `t=`: a season's episode list.
+        case season
+        /// `Season=` and `Episode=`: one episode's film body.
+        case episode
+    }
+
+    public var kind: Kind
+    /// The answer cache's key: `t=heat&y=1995`, parameters in a fixed order, text folded.
+    public var cacheKey: String
+    /// The query part of the OMDb request after the key, percent-encoded, as the app wrote it.
+    public var upstream: String
+    /// The film the query names by ID, whose demand it counts.
+    public var imdbID: String?
+    /// For `t=` with the short plot: the title index's query, answered when OMDb finds the title.
+    public var titleQuery: TitleQuery?
+
+    /// Whether OMDb answers it with one film's body, which is then stored as the film too.
+    public var answersWithFilm: Bool { (kind == .title && titleQuery != nil) || kind == .episode }
+}
+
+/// Builds an ``AnswerQuery``'s key and upstream query side by side.
+private struct AnswerParts {
+    var kind = AnswerQuery.Kind.search
+    var key: [String] = []
+    var upstream: [String] = []
+    var imdbID: String?
+    var titleQuery: TitleQuery?
+
+    mutating func subject(id: String?, title: String?) {
+        if let id {
+            imdbID = id
+            add("i", id)
+        } else {
+            add("t", title, folded: true)
+        }
+    }
+
+    mutating func add(_ name: String, _ value: String?, folded: Bool = false) {
+        guard let value else { return }
+        key.append(name + "=" + Self.encode(folded ? Self.fold(value) : value))
+        upstream.append(name + "=" + Self.encode(value))
+    }
+
+    var query: AnswerQuery {
+        AnswerQuery(
+            kind: kind, cacheKey: key.joined(separator: "&"), upstream: upstream.joined(separator: "&"),
+            imdbID: imdbID, titleQuery: titleQuery)
+    }
+
+    /// Text as OMDb matches it: case and accents folded, runs of white space made one space.
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// Percent-encoding of everything but unreserved characters.
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

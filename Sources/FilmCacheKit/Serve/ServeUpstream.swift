@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// `filmcache serve`'s way to OMDb: the fetch stage `warm` uses — rate limiter, quota ledger,
+/// retries with backoff, circuit breaker, the same answer checks — kept for the life of the process.
+///
+/// Differences from a warm, all because a client is waiting: a breaker's pause is answered at
+/// once (the request gets a stale film or an error) instead of waited out, and the breaker never
+/// ends anything (after its cool-down the next miss tries again). The ledger gate is made anew
+/// for each quota day, so a day whose budget is spent stays refused until its reset and no
+/// longer. Calls may use the whole daily limit: the reserve a warm leaves is for app reads, and
+/// these are app reads.
+final class ServeUpstream: Sendable {
+    private let configuration: WarmConfiguration
+    private let store: any CacheBackend
+    private let transport: any HTTPTransport
+    private let pacing: Pacing<ContinuousClock>
+    private let stop = WarmStop()
+    private let tally = WarmTally()
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    private let state: Mutex<State>
+
+    private struct State {
+        var gate: QuotaGate?
+        /// The quota day whose budget is spent (or whose limit OMDb reported), if any is.
+        var spentDay: QuotaDay?
+        /// Calls of gates already let go.
+        var earlierCalls = 0
+    }
+
+    init(
+        configuration: WarmConfiguration, store: any CacheBackend, transport: any HTTPTransport,
+        now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+        var configuration = configuration
+        configuration.circuitBreaker = CircuitBreaker(
+            pauseAfter: configuration.circuitBreaker.pauseAfter, stopAfter: .max,
+            coolDown: configuration.circuitBreaker.coolDown)
+        self.configuration = configuration
+        self.store = store
+        self.transport = transport
+        self.now = now
+        self.logger = logger
+        pacing = Pacing(configuration: configuration, clock: ContinuousClock())
+        state = Mutex(State())
+    }
+
+    /// Fetches one target. Never throws: a key OMDb rejects or a ledger that cannot be written is
+    /// logged and answered as a failure.
+    func fetch(_ target: FetchTarget) async -> FetchResult {
+        let instant = now()
+        guard let gate = gate(at: instant) else { return .noBudget }
+        let fetcher = FilmFetcher(
+            transport: transport, urlPrefix: configuration.urlPrefix, requestPrefix: configuration.requestPrefix,
+            backoff: configuration.backoff, gate: gate, pacing: pacing, stop: stop, tally: tally,
+            clock: ContinuousClock(), now: now, logger: logger, waitsOutPauses: false)
+        let result: FetchResult
+        do {
+            result = try await fetcher.fetch(target)
+        } catch let error as WarmError {
+            logger.error("OMDb refused the call", metadata: ["error": "\(error)"])
+            return .failed("\(error)", httpStatus: 401)
+        } catch {
+            logger.error("the quota ledger could not be written", metadata: ["error": "\(error)"])
+            return .failed("\(error)", httpStatus: nil, sent: false)
+        }
+        switch result {
+        case .noBudget:
+            markSpent(configuration.quotaDay(containing: instant))
+        case .limitReached(let message):
+            let at = now()
+            let day = configuration.quotaDay(containing: at)
+            logger.warning("OMDb daily limit reached", metadata: ["message": "\(message)", "quota_day": "\(day)"])
+            markSpent(day)
+            do {
+                try await store.markExhausted(
+                    key: configuration.apiKey.fingerprint, day: day.key, dailyLimit: configuration.dailyLimit, at: at)
+            } catch {
+                logger.error("the quota ledger could not be written", metadata: ["error": "\(error)"])
+            }
+        default: break
+        }
+        return result
+    }
+
+    /// Whether the budget of the quota day holding `instant` is spent; when it is, its reset.
+    func spentUntil(_ instant: Date) -> Date? {
+        state.withLock { state in
+            guard let day = state.spentDay, day.contains(instant) else { return nil }
+            return day.nextReset
+        }
+    }
+
+    /// The quota day holding `instant`.
+    func quotaDay(containing instant: Date) -> QuotaDay { configuration.quotaDay(containing: instant) }
+
+    /// Records that `day`'s budget is spent: no call until its reset.
+    func markSpent(_ day: QuotaDay) {
+        let old = state.withLock { state -> QuotaGate? in
+            if let spent = state.spentDay, spent >= day { return nil }
+            state.spentDay = day
+            defer { state.gate = nil }
+            state.earlierCalls += state.gate?.sent ?? 0
+            return state.gate
+        }
+        if let old { Task { try? await old.finish() } }
+    }
+
+    /// Another process recorded OMDb's limit for this key on the quota day named `key`.
+    func limitReachedElsewhere(on key: String) {
+        let day = configuration.quotaDay(containing: now())
+        guard day.key == key else { return }
+        logger.warning("OMDb daily limit reached by another process on this key", metadata: ["quota_day": "\(key)"])
+        markSpent(day)
+    }
+
+    /// Calls sent so far, every quota day of the process included.
+    var calls: Int { state.withLock { $0.earlierCalls + ($0.gate?.sent ?? 0) } }
+
+    /// The gate for calls at `instant`, made on the first call of a quota day; `nil` while the
+    /// day's budget is spent.
+    private func gate(at instant: Date) -> QuotaGate? {
+        state.withLock { state in
+            if let spent = state.spentDay, spent.contains(instant) { return nil }
+            if let gate = state.gate { return gate }
+            let gate = QuotaGate(
+                store: store, key: configuration.apiKey.fingerprint, dailyLimit: configuration.dailyLimit,
+                usable: configuration.dailyLimit, block: configuration.maxInFlight, wallClock: now,
+                quotaDay: { [configuration] in configuration.quotaDay(containing: $0) })
+            state.gate = gate
+            return gate
+        }
+    }
+
+    /// Ends every wait of calls in progress and gives unsent reservations back to the ledger.
+    func finish() async {
+        _ = stop.request(.interrupted)
+        let gate = state.withLock { state -> QuotaGate? in
+            defer { state.gate = nil }
+            state.earlierCalls += state.gate?.sent ?? 0
+            return state.gate
+        }
+        try? await gate?.finish()
+    }
+}
