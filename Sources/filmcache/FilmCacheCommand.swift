@@ -26,7 +26,8 @@ struct FilmCacheCommand: AsyncParsableCommand {
             """,
         version: FilmCacheVersion.current,
         subcommands: [
-            Warm.self, Plan.self, Show.self, Quota.self, Stats.self, Posters.self, Export.self, Import.self, Db.self,
+            Warm.self, Serve.self, Plan.self, Show.self, Quota.self, Stats.self, Posters.self, Export.self, Import.self,
+            Db.self,
         ]
     )
 }

@@ -23,7 +23,7 @@ public struct ServeSettings: Sendable {
 /// Free of HTTP: the server hands it a request's query items and sends what it returns.
 public final class ServeEngine: Sendable {
     private let store: any CacheBackend & AnswerCache
-    private let tokens: ServeTokens
+    private let tokens: Mutex<ServeTokens>
     private let configuration: WarmConfiguration
     private let settings: ServeSettings
     private let upstream: ServeUpstream
@@ -41,7 +41,7 @@ public final class ServeEngine: Sendable {
         now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
     ) {
         self.store = store
-        self.tokens = tokens
+        self.tokens = Mutex(tokens)
         self.configuration = configuration
         self.settings = settings
         self.now = now
@@ -55,7 +55,9 @@ public final class ServeEngine: Sendable {
         guard let token = items.last(where: { $0.name.lowercased() == "apikey" })?.value, !token.isEmpty else {
             return .error(OMDbAnswer.noKey, status: 401, outcome: .refused)
         }
-        guard tokens.accepts(token) else { return .error(OMDbAnswer.invalidKey, status: 401, outcome: .refused) }
+        guard tokens.withLock({ $0.accepts(token) }) else {
+            return .error(OMDbAnswer.invalidKey, status: 401, outcome: .refused)
+        }
         switch ServeQuery(items) {
         case .film(let id): return await film(id)
         case .answer(let query): return await answer(query)
@@ -67,6 +69,11 @@ public final class ServeEngine: Sendable {
             response.contentType = "text/xml; charset=utf-8"
             return response
         }
+    }
+
+    /// Replaces the accepted tokens (the tokens file read again).
+    public func replaceTokens(_ new: ServeTokens) {
+        tokens.withLock { $0 = new }
     }
 
     /// OMDb calls sent so far.

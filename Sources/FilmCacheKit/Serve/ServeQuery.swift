@@ -160,3 +160,19 @@ private struct AnswerParts {
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
+
+/// The items of a URL's query string as a form decodes them: `&`-separated `name=value` pairs,
+/// `+` for a space, percent-escapes decoded (an escape that is not one, or not UTF-8, is kept as written).
+public enum QueryItems {
+    public static func parse(_ query: Substring) -> [(name: String, value: String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return (decode(pair), "") }
+            return (decode(pair[..<equals]), decode(pair[pair.index(after: equals)...]))
+        }
+    }
+
+    private static func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Dispatch
+import FilmCacheKit
+import FilmCacheServe
+import Foundation
+import Logging
+
+extension FilmCacheCommand {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Answer apps like OMDb, from the cache: an OMDb-compatible HTTP endpoint.",
+            discussion: """
+                GET /?apikey=TOKEN&i=tt0133093 (and t=, s=, Season=, Episode=, plot=, type=,
+                y=, page=) is answered with OMDb's body and status. TOKEN is one of the
+                client tokens in --tokens-file (one a line, # comments), never the OMDb
+                key, which comes from where warm takes it. A fresh film is answered from
+                the cache; a missing or stale one is fetched once however many ask at
+                once, through warm's rate limit, quota ledger, retries and breaker, stored
+                and answered. t=, s= and Season= answers are kept with their own TTL.
+                When the day's budget is spent or OMDb is down, a stale film is served
+                with Age and Warning headers; a miss gets OMDb's "Request limit reached!"
+                with Retry-After until the quota day resets, or "Error getting data." with
+                503. Every request counts toward its film's demand, which the nightly plan
+                reads.
+
+                Also: /healthz, /quota (quota --json), /metrics (Prometheus), and / with
+                no query: a dashboard.
+
+                SIGTERM or SIGINT: stop taking connections, finish the requests in flight,
+                write the last request counts, give unsent reservations back, exit 0.
+                SIGHUP: read the tokens file again (a bad file keeps the old tokens).
+
+                Examples:
+                  OMDB_API_KEY=… filmcache serve --db films.sqlite --tokens-file tokens.txt
+                  filmcache serve --job /etc/filmcache/serve.toml --listen 0.0.0.0:8080 \\
+                    --tokens-file /etc/filmcache/tokens
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @OptionGroup var jobOptions: JobOptions
+
+        @Option(help: "Address and port to listen on (port 0: a free one, logged). Default 127.0.0.1:8080.")
+        var listen: String = "127.0.0.1:8080"
+
+        @Option(help: "The client tokens apps send as apikey: one a line, # comments.")
+        var tokensFile: String
+
+        @Option(help: "Hours a stored t=, s= or Season= answer that found something is served. Default 168.")
+        var answerTtlHours: Double?
+
+        @Option(help: "Hours a stored negative answer (Movie not found!) is served. Default 24.")
+        var negativeTtlHours: Double?
+
+        @Option(help: "Seconds a request waits for OMDb before it gets a stale answer or an error. Default 10.")
+        var requestTimeout: Double?
+
+        @OptionGroup var fetch: FetchOptions
+
+        @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
+
+        func validate() throws {
+            _ = try Self.address(listen)
+            for (name, value) in [
+                ("--answer-ttl-hours", answerTtlHours), ("--negative-ttl-hours", negativeTtlHours),
+                ("--request-timeout", requestTimeout),
+            ] {
+                if let value, !(value > 0 && value.isFinite) {
+                    throw ValidationError("\(name) must be a positive number")
+                }
+            }
+        }
+
+        /// `HOST:PORT` (`[v6]:PORT` too) as host and port.
+        static func address(_ text: String) throws -> (host: String, port: Int) {
+            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+                (0...65_535).contains(port)
+            else {
+                throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8080")
+            }
+            var host = String(text[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty else { throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8080") }
+            return (host, port)
+        }
+
+        func run() async throws {
+            let job = try jobOptions.load()
+            let logger = try common.makeLogger(job: job)
+            let location = try common.location(job: job)
+            let now = try ReferenceTime.clock()
+            let tokens: ServeTokens
+            do {
+                tokens = try ServeTokens.load(path: tokensFile)
+            } catch {
+                throw fail(error.description, status: ExitStatus.configuration)
+            }
+            var (configuration, options) = try fetch.configuration(
+                database: location.displayName, worklists: [], job: job, jobPath: jobOptions.path)
+            planning.apply(to: &configuration.planSettings, job: job)
+            var settings = ServeSettings()
+            if let hours = answerTtlHours { settings.answerTTL = hours * 3_600 }
+            if let hours = negativeTtlHours { settings.negativeAnswerTTL = hours * 3_600 }
+            if let seconds = requestTimeout { settings.requestDeadline = .seconds(seconds) }
+            let (host, port) = try Self.address(listen)
+
+            let opened = try await common.open(location, job: job, logger: logger)
+            guard let store = opened as? any CacheBackend & AnswerCache else {
+                await opened.close()
+                throw fail("this cache database cannot keep answers", status: ExitStatus.ioError)
+            }
+            let metrics = ServeMetrics()
+            let transport = CurlMultiTransport(options: options)
+            defer { transport.shutdown() }
+            let engine = ServeEngine(
+                store: store, tokens: tokens, configuration: configuration, settings: settings,
+                transport: CountingTransport(transport, metrics: metrics), now: now, logger: logger)
+            let pages = ServePages(
+                store: store, configuration: configuration, metrics: metrics, now: now, logger: logger)
+
+            // SIGHUP reads the tokens file again; a file that is now bad leaves the old tokens in place.
+            signal(SIGHUP, SIG_IGN)
+            signal(SIGPIPE, SIG_IGN)
+            let reload = DispatchSource.makeSignalSource(signal: SIGHUP)
+            reload.setEventHandler { [tokensFile] in
+                do {
+                    let fresh = try ServeTokens.load(path: tokensFile)
+                    engine.replaceTokens(fresh)
+                    logger.notice("tokens file read again", metadata: ["tokens": "\(fresh.count)"])
+                } catch {
+                    logger.error("tokens file not read again; the old tokens stay", metadata: ["error": "\(error)"])
+                }
+            }
+            reload.resume()
+            defer { reload.cancel() }
+
+            var listenOptions = ServeListenOptions(host: host, port: port)
+            listenOptions.idleTimeout = .seconds(60)
+            do {
+                try await ServeHTTP.run(
+                    engine: engine, metrics: metrics, pages: pages, options: listenOptions, logger: logger)
+            } catch {
+                await store.close()
+                throw fail("serve: \(error)", status: ExitStatus.unavailable)
+            }
+            await store.close()
+            logger.notice("stopped", metadata: ["upstream_calls": "\(engine.upstreamCalls)"])
+        }
+    }
+}
