@@ -11,7 +11,7 @@ public struct ServeTokens: Sendable {
     /// The tokens of `text`, read from `file` (the name messages give).
     public init(text: String, file: String) throws(ServeTokensError) {
         var tokens: Set<String> = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             var line = Substring(rawLine)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let token = line.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))

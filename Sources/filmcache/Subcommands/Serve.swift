@@ -56,6 +56,9 @@ extension FilmCacheCommand {
         @Option(help: "Seconds a request waits for OMDb before it gets a stale answer or an error. Default 10.")
         var requestTimeout: Double?
 
+        @Option(help: "Seconds a client has to send a request's line and headers before it is dropped. Default 10.")
+        var requestHeadTimeout: Double?
+
         @OptionGroup var fetch: FetchOptions
 
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
@@ -64,7 +67,7 @@ extension FilmCacheCommand {
             _ = try Self.address(listen)
             for (name, value) in [
                 ("--answer-ttl-hours", answerTtlHours), ("--negative-ttl-hours", negativeTtlHours),
-                ("--request-timeout", requestTimeout),
+                ("--request-timeout", requestTimeout), ("--request-head-timeout", requestHeadTimeout),
             ] {
                 if let value, !(value > 0 && value.isFinite) {
                     throw ValidationError("\(name) must be a positive number")
@@ -136,7 +139,7 @@ extension FilmCacheCommand {
             defer { reload.cancel() }
 
             var listenOptions = ServeListenOptions(host: host, port: port)
-            listenOptions.idleTimeout = .seconds(60)
+            if let seconds = requestHeadTimeout { listenOptions.headDeadline = .seconds(seconds) }
             do {
                 try await ServeHTTP.run(
                     engine: engine, metrics: metrics, pages: pages, options: listenOptions, logger: logger)

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import FilmCacheKit
+
+@Suite struct ServeQueryTests {
+    private func query(_ text: String) -> ServeQuery { ServeQuery(QueryItems.parse(text[...])) }
+
+    private func answer(_ text: String) -> AnswerQuery? {
+        if case .answer(let answer) = query(text) { return answer }
+        return nil
+    }
+
+    @Test func aPlainIDIsAFilmWhateverTheKeyAndCaseOfNames() {
+        #expect(query("apikey=x&i=tt0133093") == .film(imdbID: "tt0133093"))
+        #expect(query("I=tt0133093&plot=short") == .film(imdbID: "tt0133093"))
+        #expect(query("i=%20tt0133093%20") == .film(imdbID: "tt0133093"))
+        // The last of a repeated name counts, as OMDb reads it.
+        #expect(query("i=tt0000001&i=tt0133093") == .film(imdbID: "tt0133093"))
+    }
+
+    @Test func anIDThatIsNoIDIsOMDbsIncorrectIMDbID() {
+        #expect(query("i=0133093") == .invalid(status: 200, message: "Incorrect IMDb ID."))
+        #expect(query("i=tt01'--") == .invalid(status: 200, message: "Incorrect IMDb ID."))
+        #expect(query("apikey=x") == .invalid(status: 200, message: "Something went wrong."))
+        #expect(query("Season=1") == .invalid(status: 200, message: "Something went wrong."))
+        #expect(query("r=XML&i=tt0133093") == .xml)
+    }
+
+    @Test func titlesFoldCaseAccentsAndSpacesInTheKeyButAskOMDbAsWritten() throws {
+        let a = try #require(answer("t=Am%C3%A9lie&y=2001&type=Movie"))
+        let b = try #require(answer("type=movie&y=2001&t=+AMELIE++"))
+        #expect(a.cacheKey == b.cacheKey)
+        #expect(a.cacheKey == "t=amelie&y=2001&type=movie")
+        #expect(a.upstream == "t=Am%C3%A9lie&y=2001&type=movie")
+        #expect(a.kind == .title)
+        #expect(a.answersWithFilm)
+        #expect(a.titleQuery?.key == TitleKey(title: "amelie", year: 2001, type: "movie"))
+        // Another year, another answer.
+        #expect(answer("t=Amelie&y=2002")?.cacheKey != a.cacheKey)
+    }
+
+    @Test func searchesKeepTheirPageFiltersAndDropDefaults() throws {
+        let first = try #require(answer("s=Star%20Wars&page=1"))
+        #expect(first.cacheKey == "s=star%20wars")
+        #expect(first.kind == .search)
+        #expect(!first.answersWithFilm)
+        let second = try #require(answer("s=star+wars&page=2&type=series&y=1999&plot=full"))
+        #expect(second.cacheKey == "s=star%20wars&type=series&y=1999&page=2")
+        #expect(second.upstream == "s=star%20wars&type=series&y=1999&page=2")
+        // A type OMDb does not know and a year that is no year are left out, as OMDb ignores them.
+        #expect(answer("s=heat&type=film&y=19x5")?.cacheKey == "s=heat")
+    }
+
+    @Test func seasonsAndEpisodesNameTheirSeriesByIDOrTitle() throws {
+        let season = try #require(answer("i=tt0944947&Season=1"))
+        #expect(season.kind == .season)
+        #expect(season.cacheKey == "i=tt0944947&season=1")
+        #expect(season.imdbID == "tt0944947")
+        #expect(!season.answersWithFilm)
+        let episode = try #require(answer("t=Game+of+Thrones&season=1&episode=2"))
+        #expect(episode.kind == .episode)
+        #expect(episode.cacheKey == "t=game%20of%20thrones&season=1&episode=2")
+        #expect(episode.answersWithFilm)
+    }
+
+    @Test func theFullPlotIsAnAnswerOfItsOwn() throws {
+        let full = try #require(answer("i=tt0133093&plot=FULL"))
+        #expect(full.kind == .id)
+        #expect(full.cacheKey == "i=tt0133093&plot=full")
+        #expect(full.imdbID == "tt0133093")
+        let title = try #require(answer("t=Heat&plot=full"))
+        #expect(title.cacheKey == "t=heat&plot=full")
+        // The film body of a full plot is not the stored (short) film.
+        #expect(!title.answersWithFilm)
+    }
+
+    @Test func theKeyNeverHoldsTheTokenOrACallback() throws {
+        let a = try #require(answer("apikey=secret-token-1&t=Heat&callback=cb"))
+        #expect(!a.cacheKey.contains("secret") && !a.upstream.contains("secret"))
+        #expect(!a.cacheKey.contains("cb") && !a.upstream.contains("callback"))
+    }
+
+    @Test func queryItemsDecodeAsAFormDoes() {
+        let items = QueryItems.parse("t=The+Matrix&y=1999&x=%E2%9C%93&bad=%ZZ&flag&=v"[...])
+        #expect(items.map(\.name) == ["t", "y", "x", "bad", "flag", ""])
+        #expect(items.map(\.value) == ["The Matrix", "1999", "✓", "%ZZ", "", "v"])
+    }
+}
+
+@Suite struct ServeTokensTests {
+    @Test func readsOneTokenALineWithComments() throws {
+        let tokens = try ServeTokens(
+            text: "# apps\nphone-app-7f3a9c  # the phone app\n\n  web-frontend-2b8e\r\n", file: "tokens")
+        #expect(tokens.count == 2)
+        #expect(tokens.accepts("phone-app-7f3a9c"))
+        #expect(tokens.accepts("web-frontend-2b8e"))
+        #expect(!tokens.accepts("phone-app"))
+        #expect(!tokens.accepts(""))
+    }
+
+    @Test func aBadLineIsNamedByFileAndLineNeverByItsText() {
+        #expect(throws: ServeTokensError.self) { try ServeTokens(text: "ok-token-123\nshort\n", file: "t.txt") }
+        do {
+            _ = try ServeTokens(text: "ok-token-123\ntwo words-here\n", file: "t.txt")
+            Issue.record("a token with a space was taken")
+        } catch {
+            #expect(error.description.hasPrefix("t.txt:2: "))
+            #expect(!error.description.contains("words-here"))
+        }
+        do {
+            _ = try ServeTokens(text: "# only comments\n\n", file: "t.txt")
+            Issue.record("an empty tokens file was taken")
+        } catch {
+            #expect(error.description.contains("lists no token"))
+        }
+    }
+}
