@@ -13,6 +13,8 @@ public struct ServeSettings: Sendable {
     public var requestDeadline = Duration.seconds(10)
     /// How often request counts (demand) are written to the cache.
     public var demandInterval = Duration.seconds(5)
+    /// Bytes of fresh answers held in memory, so hits read no database (0: none held).
+    public var memoryBytes = 64 << 20
 
     public init() {}
 }
@@ -32,6 +34,7 @@ public final class ServeEngine: Sendable {
     private let flights = Mutex<[String: Flight]>([:])
     private let demand = Mutex<[String: Int]>([:])
     private let normalizer = FilmNormalizer()
+    private let memo: AnswerMemo
 
     /// An endpoint over `store` accepting `tokens`, asking OMDb through `transport` as
     /// `configuration` says (key, base URL, limits, freshness).
@@ -46,6 +49,7 @@ public final class ServeEngine: Sendable {
         self.settings = settings
         self.now = now
         self.logger = logger
+        memo = AnswerMemo(capacity: settings.memoryBytes)
         upstream = ServeUpstream(
             configuration: configuration, store: store, transport: transport, now: now, logger: logger)
     }
@@ -84,20 +88,20 @@ public final class ServeEngine: Sendable {
     private func film(_ id: String) async -> ServeResponse {
         count(id)
         let at = now()
+        if let body = memo.fresh("i:" + id, at: at) { return ServeResponse(status: 200, body: body, outcome: .hit) }
         var stale: IMDBFilm?
         do {
             var film = try await store.film(id)
             if film == nil, let target = try await store.aliasTarget(of: id) { film = try await store.film(target) }
             if let film {
-                let age = TitleAge(
-                    type: film.type?.description, yearStart: film.yearStart, yearEnd: film.yearEnd,
-                    released: film.released?.description)
-                switch configuration.freshness.judge(
-                    fetchedAt: film.lastFetched, dataVersion: film.dataVersion, title: age, at: at)
-                {
-                case .fresh, .upgrade: return ServeResponse(status: 200, body: Array(film.rawJSON.utf8), outcome: .hit)
-                case .stale: stale = film
+                // A row an older normalizer made is still OMDb's body: fresh while its TTL runs.
+                let until = freshUntil(film, at: at)
+                guard at >= until else {
+                    let body = Array(film.rawJSON.utf8)
+                    memo.put("i:" + id, body, freshUntil: until)
+                    return ServeResponse(status: 200, body: body, outcome: .hit)
                 }
+                stale = film
             } else if let lookup = try await store.lookup(id), lookup.status == .notFound, lookup.nextAttemptAt > at {
                 return .error(lookup.message ?? OMDbAnswer.incorrectID, status: 200, outcome: .hit)
             }
@@ -118,7 +122,9 @@ public final class ServeEngine: Sendable {
                 batch.aliases = [FilmAlias(askedID: id, imdbID: normalized.film.imdbID, recordedAt: at)]
             }
             await write(batch)
-            return .answer(Array(normalized.film.rawJSON.utf8))
+            let body = Array(normalized.film.rawJSON.utf8)
+            memo.put("i:" + id, body, freshUntil: freshUntil(normalized.film, at: at))
+            return .answer(body)
         case .notFound(let message):
             await write(
                 WriteBatch(lookups: [
@@ -126,7 +132,9 @@ public final class ServeEngine: Sendable {
                         imdbID: id, status: .notFound, message: message, httpStatus: 200, attemptedAt: at,
                         nextAttemptAt: at.addingTimeInterval(configuration.freshness.notFoundTTL))
                 ]))
-            return .answer(OMDbAnswer.error(message))
+            let body = OMDbAnswer.error(message)
+            memo.put("i:" + id, body, freshUntil: at.addingTimeInterval(configuration.freshness.notFoundTTL))
+            return .answer(body)
         default:
             return unavailable(result, at: at)
         }
@@ -137,6 +145,10 @@ public final class ServeEngine: Sendable {
     private func answer(_ query: AnswerQuery) async -> ServeResponse {
         if let id = query.imdbID { count(id) }
         let at = now()
+        if let body = memo.fresh("q:" + query.cacheKey, at: at) {
+            if query.imdbID == nil, query.answersWithFilm, let id = OMDbAnswer.imdbID(in: body) { count(id) }
+            return ServeResponse(status: 200, body: body, outcome: .hit)
+        }
         var stale: CachedAnswer?
         do {
             if let cached = try await store.answer(for: query.cacheKey) {
@@ -144,8 +156,9 @@ public final class ServeEngine: Sendable {
                 {
                     count(id)
                 }
-                let ttl = cached.found ? settings.answerTTL : settings.negativeAnswerTTL
-                if at.timeIntervalSince(cached.answeredAt) < ttl {
+                let freshUntil = self.freshUntil(cached)
+                if at < freshUntil {
+                    memo.put("q:" + query.cacheKey, cached.body, freshUntil: freshUntil)
                     return ServeResponse(status: 200, body: cached.body, outcome: .hit)
                 }
                 stale = cached
@@ -262,12 +275,26 @@ public final class ServeEngine: Sendable {
     }
 
     private func store(_ answer: CachedAnswer, with batch: WriteBatch) async {
+        memo.put("q:" + answer.query, answer.body, freshUntil: freshUntil(answer))
         await write(batch)
         do {
             try await store.storeAnswers([answer])
         } catch {
             logger.error("an answer could not be stored", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// When a film stops being fresh (its age class's TTL after it was fetched).
+    private func freshUntil(_ film: IMDBFilm, at now: Date) -> Date {
+        let age = TitleAge(
+            type: film.type?.description, yearStart: film.yearStart, yearEnd: film.yearEnd,
+            released: film.released?.description)
+        return film.lastFetched.addingTimeInterval(configuration.freshness.ttl(of: age, at: now))
+    }
+
+    /// When a stored answer stops being fresh.
+    private func freshUntil(_ answer: CachedAnswer) -> Date {
+        answer.answeredAt.addingTimeInterval(answer.found ? settings.answerTTL : settings.negativeAnswerTTL)
     }
 
     // MARK: - Demand
