@@ -28,7 +28,7 @@ import Testing
         let encodedID = film.imdbID.replacingOccurrences(of: "tt", with: "%74t")
         try StandInHarness.withServer { _, port in
             let connection = try RawHTTPConnection(port: port)
-            let response = try connection.get("/?plot=full&i=\(encodedID)&type=series&apikey=%64emo")
+            let response = try connection.get("/?plot=short&i=\(encodedID)&type=series&apikey=%64emo")
             #expect(response.status == 200)
             #expect(response.body == film.body)
         }

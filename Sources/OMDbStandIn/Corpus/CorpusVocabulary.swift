@@ -104,6 +104,17 @@ enum CorpusVocabulary {
         "Their motto, \"never look back\", is about to be put to the test.",
         "Every clue leads back to a file called C:\\ARCHIVE\\LOST.TXT and the woman who wrote it.",
     ]
+    /// Sentences `plot=full` adds to a film's plot; none is ever drawn for a generated body.
+    static let fullPlotSentences = [
+        "Years later, the people who were there still disagree about what really happened that night.",
+        "The search takes them from crowded city markets to a half-flooded village on the coast.",
+        "Every ally has a price, and every price is paid in a currency nobody expected.",
+        "A second letter, delivered to the wrong address, changes the meaning of the first.",
+        "By the time the snow melts, the whole town knows a version of the story, and none of them is true.",
+        "What was meant to last a weekend stretches into a season of favors, lies and unlikely friendships.",
+        "Old photographs, a borrowed car and a half-remembered song are all they have to go on.",
+        "The closer they come to the answer, the less either of them wants to hear it.",
+    ]
     /// Characters of the fake poster image codes.
     static let posterAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 }

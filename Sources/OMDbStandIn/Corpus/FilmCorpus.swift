@@ -13,12 +13,29 @@ public struct FilmCorpus: Sendable {
         public let title: String
         /// The `Year` value, used by `y=` filters (empty when unknown).
         public let year: String
+        /// The other values search and season answers list.
+        let facts: FilmFacts
 
         /// Creates an entry from a body and the title and year it carries.
         public init(body: [UInt8], title: String, year: String) {
+            let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+            self.init(body: body, title: title, year: year, facts: FilmFacts(object: object ?? [:]))
+        }
+
+        /// Creates an entry whose facts are known already.
+        init(body: [UInt8], title: String, year: String, facts: FilmFacts) {
             self.body = body
             self.title = title
             self.year = year
+            self.facts = facts
+        }
+
+        /// Whether the film passes OMDb's `y=` (the year it starts in) and `type=` filters; empty or
+        /// absent filters pass everything.
+        func matches(year filterYear: String?, type filterType: String?) -> Bool {
+            if let filterYear, !filterYear.isEmpty, !year.hasPrefix(filterYear) { return false }
+            guard let filterType, !filterType.isEmpty else { return true }
+            return facts.type.lowercased() == filterType.lowercased()
         }
     }
 
@@ -42,23 +59,30 @@ public struct FilmCorpus: Sendable {
     public let entries: [String: Entry]
     /// IMDb IDs by title folded as ``titleKey(_:)`` folds it, each list sorted so lookups answer deterministically.
     private let idsByTitle: [String: [String]]
+    /// The words of every title (see ``searchWords(_:)``) with the IDs carrying it, for `s=`.
+    let searchTitles: [(words: [String], ids: [String])]
+    /// Episode IDs by series ID, season and episode number (see ``episodeIndex(_:)``), for `Season=`.
+    let episodeIDs: [String: [Int: [Int: String]]]
 
     /// Creates a corpus from entries keyed by IMDb ID.
     public init(entries: [String: Entry]) {
         self.entries = entries
+        let sortedIDs = entries.keys.sorted()
         var idsByTitle: [String: [String]] = [:]
-        for id in entries.keys.sorted() {
+        for id in sortedIDs {
             guard let title = entries[id]?.title, !title.isEmpty else { continue }
             idsByTitle[Self.titleKey(title), default: []].append(id)
         }
         self.idsByTitle = idsByTitle
+        searchTitles = idsByTitle.keys.sorted().map { (Self.searchWords($0), idsByTitle[$0] ?? []) }
+        episodeIDs = Self.episodeIndex(sortedIDs.compactMap { id in entries[id].map { (id, $0.facts) } })
     }
 
     /// Creates a corpus from generated films.
     public init(films: [GeneratedFilm]) {
         var entries: [String: Entry] = [:]
         for film in films {
-            entries[film.imdbID] = Entry(body: film.body, title: film.title, year: film.year)
+            entries[film.imdbID] = Entry(body: film.body, title: film.title, year: film.year, facts: film.facts)
         }
         self.init(entries: entries)
     }
@@ -81,7 +105,8 @@ public struct FilmCorpus: Sendable {
             let body = try Data(contentsOf: directory.appendingPathComponent(name))
             let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
             entries[String(name.dropLast(5))] = Entry(
-                body: Array(body), title: object?["Title"] as? String ?? "", year: object?["Year"] as? String ?? "")
+                body: Array(body), title: object?["Title"] as? String ?? "", year: object?["Year"] as? String ?? "",
+                facts: FilmFacts(object: object ?? [:]))
         }
         guard !entries.isEmpty else { throw LoadError.empty(path: directory.path) }
         self.init(entries: entries)
@@ -99,13 +124,7 @@ public struct FilmCorpus: Sendable {
     /// OMDb's `t=` does, optionally of year `year` (the year it starts in) and of type `type`.
     public func imdbID(forTitle title: String, year: String? = nil, type: String? = nil) -> String? {
         let candidates = idsByTitle[Self.titleKey(title)] ?? []
-        return candidates.first { id in
-            guard let entry = entries[id] else { return false }
-            if let year, !year.isEmpty, !entry.year.hasPrefix(year) { return false }
-            guard let type, !type.isEmpty else { return true }
-            let object = (try? JSONSerialization.jsonObject(with: Data(entry.body))) as? [String: Any]
-            return (object?["Type"] as? String)?.lowercased() == type.lowercased()
-        }
+        return candidates.first { entries[$0]?.matches(year: year, type: type) ?? false }
     }
 
     /// A title as `t=` matches it: case and accents ignored, white space trimmed.

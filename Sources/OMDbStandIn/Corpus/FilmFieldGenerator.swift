@@ -37,7 +37,8 @@ struct FilmFieldGenerator {
         json.add("Title", title)
         json.add("Year", year)
         json.add("Rated", value { $0.pick(kind == .movie ? Words.movieRatings : Words.tvRatings) })
-        json.add("Released", value { $0.date(in: startYear) })
+        let released = value { $0.date(in: startYear) }
+        json.add("Released", released)
         if kind == .episode {
             json.add("Season", String(season))
             json.add("Episode", String(episode))
@@ -51,16 +52,19 @@ struct FilmFieldGenerator {
         json.add("Language", value { $0.list(Words.languages, 1...3) })
         json.add("Country", value { $0.list(Words.countries, 1...2) })
         json.add("Awards", value { $0.awards() })
-        json.add("Poster", value { $0.poster() })
+        let poster = value { $0.poster() }
+        json.add("Poster", poster)
         json.add(
             "Ratings",
             objects: ratings(
                 rating: hasIMDbRating ? rating : nil, tomatometer: tomatometer.map { rating + rating / 3 - 10 + $0 },
                 metascore: hasMetacritic ? metascore : nil))
         json.add("Metascore", hasMetacritic ? String(metascore) : "N/A")
-        json.add("imdbRating", hasIMDbRating ? tenths(rating) : "N/A")
+        let imdbRating = hasIMDbRating ? tenths(rating) : "N/A"
+        json.add("imdbRating", imdbRating)
         json.add("imdbVotes", value { $0.votes() })
         json.add("imdbID", imdbID)
+        var facts = FilmFacts(type: kind.rawValue, poster: poster, released: released, imdbRating: imdbRating)
         switch kind {
         case .movie:
             json.add("Type", "movie")
@@ -70,14 +74,16 @@ struct FilmFieldGenerator {
             json.add("Website", "N/A")
         case .series:
             json.add("Type", "series")
-            json.add("totalSeasons", value { String($0.int(in: 1...12)) })
+            facts.totalSeasons = value { String($0.int(in: 1...12)) }
+            json.add("totalSeasons", facts.totalSeasons)
         case .episode:
             json.add("seriesID", seriesID)
+            (facts.seriesID, facts.season, facts.episode) = (seriesID, season, episode)
             json.add("Type", "episode")
         }
         json.add("Response", "True")
         return GeneratedFilm(
-            imdbID: imdbID, title: title, year: year, kind: kind, body: Array(json.finished().utf8))
+            imdbID: imdbID, title: title, year: year, kind: kind, body: Array(json.finished().utf8), facts: facts)
     }
 
     // MARK: - Field helpers

@@ -20,6 +20,8 @@ public struct GeneratedFilm: Sendable, Equatable {
     public let kind: FilmKind
     /// The UTF-8 JSON body, byte for byte what the stand-in serves and what `<imdbID>.json` holds.
     public let body: [UInt8]
+    /// What search and season answers list about the film.
+    let facts: FilmFacts
 
     /// The body decoded as text.
     public var json: String { String(decoding: body, as: UTF8.self) }

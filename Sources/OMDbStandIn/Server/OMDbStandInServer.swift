@@ -12,8 +12,9 @@ import Foundation
 /// (omdbapi.com) from a fixture corpus.
 ///
 /// Plain POSIX sockets, one thread per keep-alive connection. Endpoints:
-/// - `GET /?apikey=KEY&i=ttNNN` (also `t=Title`, optional `y=`; `plot=`/`type=` are accepted and
-///   ignored): the film's stored body, `Incorrect IMDb ID.` / `Movie not found!` (200),
+/// - `GET /?apikey=KEY&i=ttNNN` (also `t=Title`, optional `y=`, `type=`; `plot=full` lengthens the
+///   `Plot`), `s=` searches and `Season=`/`Episode=` lists as `OMDbAnswers` describes them: the
+///   film's stored body, OMDb's misses such as `Incorrect IMDb ID.` / `Movie not found!` (200),
 ///   `No API key provided.` / `Invalid API key!` / `Request limit reached!` (401), or an injected fault.
 /// - `GET /__standin/stats`: `StandInStats` as JSON.
 /// - `POST /__standin/reset`: zeroes counters and daily usage (a new quota day).

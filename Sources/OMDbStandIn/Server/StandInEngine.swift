@@ -56,6 +56,7 @@ final class StandInEngine: Sendable {
     }
 
     private let corpus: FilmCorpus
+    private let answers: OMDbAnswers
     /// The corpus's IDs in order, for the `wrong-id` fault.
     private let sortedIDs: [String]
     private let keyIndex: [String: Int]
@@ -65,6 +66,7 @@ final class StandInEngine: Sendable {
     /// Creates an engine for the configured keys, corpus and behaviour.
     init(configuration: StandInConfiguration) {
         corpus = configuration.corpus
+        answers = OMDbAnswers(corpus: configuration.corpus)
         sortedIDs = configuration.corpus.entries.keys.sorted()
         var keyIndex: [String: Int] = [:]
         for (index, key) in configuration.apiKeys.enumerated() where keyIndex[key] == nil {
@@ -171,7 +173,7 @@ final class StandInEngine: Sendable {
                 state.keyCounters[index].limitReached += 1
                 return answer(.omdbError("Request limit reached!", status: 401))
             }
-            var lookup = lookUp(request.query)
+            var lookup = answers.answer(request.query)
             if state.behaviour.servePosters {
                 lookup.response.body = Self.pointingPosters(lookup.response.body, at: request.header("host"))
             }
@@ -183,11 +185,13 @@ final class StandInEngine: Sendable {
                     delayMilliseconds: delay)
             }
             switch lookup.outcome {
-            case .film:
+            case .film(let servedID):
                 state.keyCounters[index].films += 1
-                if let id = request.query["i"], !state.servedIDs[index].insert(id).inserted {
+                if let servedID, !state.servedIDs[index].insert(servedID).inserted {
                     state.keyCounters[index].filmsServedAgain += 1
                 }
+            case .search: state.keyCounters[index].searches += 1
+            case .season: state.keyCounters[index].seasons += 1
             case .notFound: state.keyCounters[index].notFound += 1
             case .badRequest: state.keyCounters[index].badRequests += 1
             }
@@ -195,16 +199,12 @@ final class StandInEngine: Sendable {
         }
     }
 
-    private enum LookupOutcome { case film, notFound, badRequest }
-
-    /// `body` with its `Poster` URL on OMDb's image host moved to this server's `/posters/`.
+    /// `body` with its `Poster` URLs (one per film, several in a search) on OMDb's image host moved
+    /// to this server's `/posters/`.
     private static func pointingPosters(_ body: [UInt8], at host: String?) -> [UInt8] {
         let prefix = Array(PosterImages.corpusPrefix.utf8)
-        guard let start = body.firstRange(of: prefix) else { return body }
-        var moved = Array(body[..<start.lowerBound])
-        moved += Array("http://\(host ?? "127.0.0.1")\(PosterImages.path)".utf8)
-        moved += body[start.upperBound...]
-        return moved
+        guard body.firstRange(of: prefix) != nil else { return body }
+        return Array(body.replacing(prefix, with: Array("http://\(host ?? "127.0.0.1")\(PosterImages.path)".utf8)))
     }
 
     /// Answers `GET /posters/NAME`: the image, a 304 to a request naming its validators, or the
@@ -251,22 +251,6 @@ final class StandInEngine: Sendable {
             state.posters.bytes += image.count
             return HTTPResponse(status: 200, contentType: "image/jpeg", extraHeaders: validators, body: image)
         }
-    }
-
-    private func lookUp(_ query: [String: String]) -> (outcome: LookupOutcome, response: HTTPResponse) {
-        if let id = query["i"] {
-            guard let body = corpus.body(forID: id) else { return (.notFound, .omdbError("Incorrect IMDb ID.")) }
-            return (.film, HTTPResponse(status: 200, body: body))
-        }
-        if let title = query["t"], !title.isEmpty {
-            guard let id = corpus.imdbID(forTitle: title, year: query["y"], type: query["type"]),
-                let body = corpus.body(forID: id)
-            else {
-                return (.notFound, .omdbError("Movie not found!"))
-            }
-            return (.film, HTTPResponse(status: 200, body: body))
-        }
-        return (.badRequest, .omdbError("Something went wrong."))
     }
 
     private func drawFault(_ state: inout State) -> FaultKind? {

@@ -9,9 +9,11 @@ public struct StandInCounters: Sendable, Equatable, Codable {
     /// Film bodies served for an `i=` this key had already been served a film for: calls a
     /// cache should never have made (several warms sharing one plan fetching the same ID).
     public var filmsServedAgain = 0
-    /// `Incorrect IMDb ID.` / `Movie not found!` answers.
+    /// `Incorrect IMDb ID.`, `Movie not found!`, `Too many results.`, `Series or season not found!`
+    /// and `Series or episode not found!` answers.
     public var notFound = 0
-    /// `Something went wrong.` answers to requests with neither `i` nor `t`.
+    /// `Something went wrong.` answers to requests naming no film (no `i`, `t` or `s`), and OMDb's
+    /// `OFFSET` error to an `s=` with a `page` outside 1...100.
     public var badRequests = 0
     /// `Request limit reached!` answers (these count as requests, as on OMDb).
     public var limitReached = 0
@@ -21,6 +23,10 @@ public struct StandInCounters: Sendable, Equatable, Codable {
     public var missingKey = 0
     /// Injected faults of any kind.
     public var faults = 0
+    /// Pages of `s=` search results served.
+    public var searches = 0
+    /// `Season=` episode lists served (a `Season=&Episode=` episode counts in `films`).
+    public var seasons = 0
 
     /// Creates zeroed counters.
     public init() {}

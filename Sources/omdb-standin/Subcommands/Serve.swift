@@ -18,12 +18,22 @@ extension OMDbStandInCommand {
                 and faults included):
                   GET /?apikey=KEY&i=ttNNNNNNN     the film's stored JSON
                   GET /?apikey=KEY&t=TITLE[&y=Y]   exact, case-insensitive title
+                      (&plot=full: the same body with a longer Plot)
+                  GET /?apikey=KEY&s=WORDS[&type=T&y=Y&page=N]
+                      titles holding WORDS, 10 a page in ID order
+                  GET /?apikey=KEY&i=ttSERIES&Season=N (or t=TITLE&Season=N)
+                      the season's episodes; with &Episode=M that episode's JSON
                 With --posters, Poster URLs point at GET /posters/NAME: a generated
                 JPEG with ETag and Last-Modified; a conditional request that matches
                 gets 304.
                 Errors, as {"Response":"False","Error":"..."}:
                   401 No API key provided. | Invalid API key! | Request limit reached!
-                  200 Incorrect IMDb ID. (unknown ID) | Movie not found! (title)
+                  200 Incorrect IMDb ID. (unknown ID) | Movie not found! (title,
+                      search, page past the last) | Too many results. (a search
+                      of 1-2 letters matching more than a page) | Series or
+                      season not found! | Series or episode not found! | The
+                      offset specified in a OFFSET clause may not be negative.
+                      (page not 1...100)
 
                 Control endpoints (never counted):
                   GET  /__standin/stats    counters as JSON (keys by index/fingerprint)

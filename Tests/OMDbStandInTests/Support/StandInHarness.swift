@@ -26,6 +26,22 @@ enum StandInHarness {
         return try body(server, port)
     }
 
+    /// The bodies a fresh server over `corpus` answers to `targets` (queries after `apikey=demo&`), in order.
+    static func answers(to targets: [String], corpus: FilmCorpus) throws -> [[UInt8]] {
+        try withServer(corpus: corpus) { _, port in
+            let connection = try RawHTTPConnection(port: port)
+            return try targets.map { try connection.get("/?apikey=demo&\($0)").body }
+        }
+    }
+
+    /// Films `0..<count` of `seed` written as a corpus directory and loaded back from it.
+    static func loadedCorpus(count: Int, seed: UInt64) throws -> FilmCorpus {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try CorpusGenerator(seed: seed).write(count: count, to: directory)
+        return try FilmCorpus(directory: directory)
+    }
+
     /// The repository root, found from this file's location.
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
