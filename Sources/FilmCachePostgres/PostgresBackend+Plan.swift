@@ -23,13 +23,15 @@ extension PostgresBackend {
             plan.titles = titles.counts
             var due: [(rank: DueRank, target: FetchTarget)] = []
             for row in rows {
-                let placement = planner.place(row.state, demand: row.demand, position: row.position, now: now)
+                let placement = planner.place(
+                    row.state, demand: row.demand, requests: row.requests, position: row.position, now: now)
                 plan.count(placement)
                 if case .due(let rank) = placement { due.append((rank, .id(row.state.imdbID))) }
             }
             // A title to resolve is a film not cached yet: it ranks as a missing ID named as often.
             for title in titles.due {
-                let rank = DueRank(kind: .missing, score: Double(title.demand), position: title.position)
+                let rank = DueRank(
+                    kind: .missing, score: Planner.weight(named: title.demand, requests: 0), position: title.position)
                 due.append((rank, .title(title.entry)))
             }
             let order = due.indices.sorted { a, b in
@@ -37,7 +39,9 @@ extension PostgresBackend {
                 return x.comesBefore(y) || (!y.comesBefore(x) && a < b)
             }
             for index in order {
-                plan.schedule(due[index].target, failedBefore: due[index].rank.failedBefore, budget: budget)
+                let rank = due[index].rank
+                plan.schedule(
+                    due[index].target, failedBefore: rank.failedBefore, requests: rank.requests, budget: budget)
             }
             return plan
         }
@@ -48,6 +52,8 @@ extension PostgresBackend {
         var state: CachedState
         var position: Int
         var demand: Int
+        /// How often apps asked for the ID (0 when never, or the database has no `demand` yet).
+        var requests: Int
     }
 
     /// What the title index says of a worklist's titles (as `CacheStore.TitlePlan`).
@@ -63,7 +69,9 @@ extension PostgresBackend {
     private func withWorklist<T: Sendable>(
         _ worklist: Worklist, at now: Date, _ body: @escaping @Sendable ([WorklistRow], TitlePlan) throws -> T
     ) async throws(StoreError) -> T {
-        try await transaction { c, logger in
+        let requests = hasAnswers ? "d.requests" : "NULL::bigint"
+        let requestsJoin = hasAnswers ? "LEFT JOIN demand AS d ON d.imdb_id = w.imdb_id" : ""
+        return try await transaction { c, logger in
             let titles = try await Self.titlePlan(worklist, c, logger, at: now)
             // The entries as SQLite's plan numbers them: each file's IDs, then its titles the index knows.
             var ids: [String] = []
@@ -98,32 +106,36 @@ extension PostgresBackend {
                     """, logger)
             }
             try await c.run("ANALYZE worklist", logger)
-            // Demand is the number of files naming the ID; its position, where it first appears.
+            // Demand is the number of files naming the ID; its position, where it first appears;
+            // requests, how often apps asked for it (a database from before `demand` has none).
             var rows: [WorklistRow] = []
             rows.reserveCapacity(ids.count)
             for try await row in try await c.query(
-                """
-                SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at, l.attempts,
-                       f.type, f.year_start, f.year_end, to_char(f.released, 'YYYY-MM-DD'), w.position, w.demand
-                FROM (SELECT imdb_id, min(position) AS position, count(DISTINCT file) AS demand
-                      FROM worklist GROUP BY imdb_id) AS w
-                LEFT JOIN aliases AS a ON a.asked_id = w.imdb_id
-                LEFT JOIN films AS f ON f.imdb_id = coalesce(a.imdb_id, w.imdb_id)
-                LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
-                """, logger: logger)
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at, l.attempts,
+                               f.type, f.year_start, f.year_end, to_char(f.released, 'YYYY-MM-DD'), w.position,
+                               w.demand, \(requests)
+                        FROM (SELECT imdb_id, min(position) AS position, count(DISTINCT file) AS demand
+                              FROM worklist GROUP BY imdb_id) AS w
+                        LEFT JOIN aliases AS a ON a.asked_id = w.imdb_id
+                        LEFT JOIN films AS f ON f.imdb_id = coalesce(a.imdb_id, w.imdb_id)
+                        LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
+                        \(requestsJoin)
+                        """), logger: logger)
             {
                 let (
                     id, fetchedAt, dataVersion, status, next, attempts, type, yearStart, yearEnd, released, position,
-                    demand
+                    demand, requests
                 ) = try row.decode(
-                    (String, Date?, Int?, String?, Date?, Int?, String?, Int?, Int?, String?, Int, Int).self)
+                    (String, Date?, Int?, String?, Date?, Int?, String?, Int?, Int?, String?, Int, Int, Int?).self)
                 let state = CachedState(
                     imdbID: id, fetchedAt: fetchedAt, dataVersion: dataVersion,
                     lookupStatus: status.flatMap(LookupStatus.init(rawValue:)), nextAttemptAt: next,
                     lookupAttempts: attempts,
                     age: fetchedAt == nil
                         ? nil : TitleAge(type: type, yearStart: yearStart, yearEnd: yearEnd, released: released))
-                rows.append(WorklistRow(state: state, position: position, demand: demand))
+                rows.append(WorklistRow(state: state, position: position, demand: demand, requests: requests ?? 0))
             }
             return try body(rows, titles)
         }

@@ -25,14 +25,18 @@ public final class PostgresBackend: CacheBackend {
     /// How a film is written and read, from the `films` table's own column types.
     let filmSQL: FilmSQL
     let connector: Connector
+    /// Whether the database has `answers` and `demand` (a read-only open of an older one reads them as empty).
+    let hasAnswers: Bool
     private let running: Mutex<Task<Void, Never>?>
 
     private init(
-        client: PostgresClient, connector: Connector, filmSQL: FilmSQL, logger: Logger, running: Task<Void, Never>?
+        client: PostgresClient, connector: Connector, filmSQL: FilmSQL, hasAnswers: Bool, logger: Logger,
+        running: Task<Void, Never>?
     ) {
         self.client = client
         self.connector = connector
         self.filmSQL = filmSQL
+        self.hasAnswers = hasAnswers
         self.logger = logger
         self.displayName = connector.location.displayName
         self.running = Mutex(running)
@@ -64,11 +68,13 @@ public final class PostgresBackend: CacheBackend {
     public static func open(
         _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool = false
     ) async throws(StoreError) -> PostgresBackend {
-        let (connector, filmSQL) = try await prepare(location, password: password, logger: logger, readOnly: readOnly)
+        let (connector, filmSQL, version) = try await prepare(
+            location, password: password, logger: logger, readOnly: readOnly)
         let client = connector.makeClient()
         let running = Task { await client.run() }
         return PostgresBackend(
-            client: client, connector: connector, filmSQL: filmSQL, logger: logger, running: running)
+            client: client, connector: connector, filmSQL: filmSQL,
+            hasAnswers: version >= PostgresSchema.answersVersion, logger: logger, running: running)
     }
 
     /// Ends the pool (started by ``open(_:password:logger:readOnly:)``), closing its connections.
@@ -96,20 +102,21 @@ public final class PostgresBackend: CacheBackend {
     }
 
     /// Connects once, outside the pool, so that a wrong password, an unknown database or a server
-    /// that is down is told at once and precisely; brings the schema up to date on that connection.
+    /// that is down is told at once and precisely; brings the schema up to date on that connection
+    /// and returns the version it has then.
     private static func prepare(
         _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool
-    ) async throws(StoreError) -> (Connector, FilmSQL) {
+    ) async throws(StoreError) -> (Connector, FilmSQL, Int) {
         let connector = try Connector(location: location, password: password, logger: logger)
         let connection = try await connector.connect()
         do {
-            let filmSQL = try await connector.mapping { () async throws -> FilmSQL in
-                try await PostgresSchema.prepare(
+            let (filmSQL, version) = try await connector.mapping { () async throws -> (FilmSQL, Int) in
+                let version = try await PostgresSchema.prepare(
                     connection, database: location.displayName, readOnly: readOnly, logger: logger)
-                return try await FilmSQL(connection, logger: logger)
+                return (try await FilmSQL(connection, logger: logger), version)
             }
             try? await connection.close()
-            return (connector, filmSQL)
+            return (connector, filmSQL, version)
         } catch {
             try? await connection.close()
             throw error

@@ -181,8 +181,37 @@ enum PostgresSchema {
                     + " SELECT f.imdb_id, j.value ->> 'source', j.value ->> 'value', (j.value ->> 'score')::integer"
                     + " FROM films AS f, jsonb_array_elements(f.ratings) AS j(value)",
             ]
-        )
+        ),
+        (
+            8,
+            [
+                // What `filmcache serve` keeps beside the films: OMDb's answers byte for byte, and how
+                // often apps asked for each film, which the nightly plan reads.
+                """
+                CREATE TABLE answers (
+                    query       text COLLATE "C" PRIMARY KEY,
+                    body        bytea NOT NULL,
+                    found       boolean NOT NULL,
+                    answered_at timestamptz NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE demand (
+                    imdb_id           text COLLATE "C" PRIMARY KEY,
+                    requests          bigint NOT NULL,
+                    last_requested_at timestamptz NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
+
+    /// The oldest version a read-only open accepts, as on SQLite (`Schema.oldestReadable`): the
+    /// tables added since (version 8's `answers` and `demand`) read as empty until a warm migrates.
+    static let oldestReadable = 7
+
+    /// The first version with `answers` and `demand`.
+    static let answersVersion = 8
 
     /// The schema version recorded in the database; `nil` when it has no `schema_migrations` table.
     static func version(_ c: PostgresConnection, logger: Logger) async throws -> Int? {
@@ -192,22 +221,25 @@ enum PostgresSchema {
         return try rows.first?.decode(Int.self) ?? 0
     }
 
-    /// Checks the schema at open and, unless `readOnly`, creates or migrates it.
+    /// Checks the schema at open and, unless `readOnly`, creates or migrates it; returns the version
+    /// the database has then.
     ///
     /// The version is read again inside the transaction, under the migration lock: of several
     /// processes opening an old database at once, one migrates and the others find nothing to do.
-    /// A crash mid-way leaves the database at the old version, intact.
+    /// A crash mid-way leaves the database at the old version, intact. A read-only open takes a
+    /// database from ``oldestReadable`` on as it is.
     static func prepare(
         _ c: PostgresConnection, database: String, readOnly: Bool, logger: Logger
-    ) async throws {
+    ) async throws -> Int {
         let found = try await version(c, logger: logger)
         if let found, found > currentVersion {
             throw StoreError.newerSchema(database: database, found: found, supported: currentVersion)
         }
         if found == currentVersion {
             if !readOnly { try await compressWithLZ4(c, logger: logger) }
-            return
+            return currentVersion
         }
+        if readOnly, let found, found >= oldestReadable { return found }
         guard !readOnly else {
             throw StoreError.open(
                 database: database,
@@ -237,6 +269,7 @@ enum PostgresSchema {
             }
         }
         try await compressWithLZ4(c, logger: logger)
+        return currentVersion
     }
 
     /// Has the server compress films' long values (the raw body, the plot, the lists) with lz4 where

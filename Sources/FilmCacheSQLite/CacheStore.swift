@@ -18,7 +18,8 @@ public final class CacheStore: Sendable {
     ///
     /// With `readOnly` the file is opened read-only and never created, changed or migrated (a
     /// reader in the cache's group needs no write permission): a file with no filmcache schema, or
-    /// an older one, is refused, saying that a warm sets it up, as on PostgreSQL.
+    /// one older than `Schema.oldestReadable`, is refused, saying that a warm sets it up, as on
+    /// PostgreSQL. A readable older file reads as if the tables added since were empty.
     public init(path: String, logger: Logger, readOnly: Bool = false) throws(StoreError) {
         self.path = path
         self.logger = logger
@@ -27,6 +28,11 @@ public final class CacheStore: Sendable {
             sqlite3_busy_timeout(db.handle, 10_000)
             let found = try Self.currentVersion(db)
             if found == Schema.currentVersion {
+                self.state = Mutex(try Connection(db))
+                return
+            }
+            if found >= Schema.oldestReadable, found < Schema.currentVersion {
+                try db.execute(Schema.readOnlyStandIns)
                 self.state = Mutex(try Connection(db))
                 return
             }
@@ -172,26 +178,28 @@ public final class CacheStore: Sendable {
             plan.titles = titles.counts
             try c.selectStates.forEach { row throws(StoreError) in
                 let state = Self.cachedState(row)
-                let placement = planner.place(state, demand: row.int(11) ?? 1, position: row.int(10) ?? 0, now: now)
+                let placement = planner.place(
+                    state, demand: row.int(11) ?? 1, requests: row.int(12) ?? 0, position: row.int(10) ?? 0, now: now)
                 plan.count(placement)
                 guard case .due(let rank) = placement else { return }
                 try c.insertDue.run([
                     .integer(rank.kind.rawValue), .real(rank.score), .integer(rank.position), .text(state.imdbID),
-                    .optional(rank.failedBefore), .null,
+                    .optional(rank.failedBefore), .null, .integer(rank.requests),
                 ])
             }
             // A title to resolve is a film not cached yet: it ranks as a missing ID named as often.
             for (index, due) in titles.due.enumerated() {
                 try c.insertDue.run([
-                    .integer(DueRank.Kind.missing.rawValue), .real(Double(due.demand)), .integer(due.position),
-                    .text(""), .null, .integer(index),
+                    .integer(DueRank.Kind.missing.rawValue), .real(Planner.weight(named: due.demand, requests: 0)),
+                    .integer(due.position), .text(""), .null, .integer(index), .integer(0),
                 ])
             }
             try c.selectDue.forEach { row throws(StoreError) in
                 if let index = row.int(2) {
                     plan.schedule(.title(titles.due[index].entry), failedBefore: nil, budget: budget)
                 } else {
-                    plan.schedule(.id(row.text(0) ?? ""), failedBefore: row.int(1), budget: budget)
+                    plan.schedule(
+                        .id(row.text(0) ?? ""), failedBefore: row.int(1), requests: row.int(3) ?? 0, budget: budget)
                 }
             }
             return plan
@@ -391,7 +399,7 @@ public final class CacheStore: Sendable {
                     file INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TEMP TABLE IF NOT EXISTS due (
                     kind INTEGER NOT NULL, score REAL NOT NULL, position INTEGER NOT NULL, imdb_id TEXT NOT NULL,
-                    failed_before INTEGER, title INTEGER);
+                    failed_before INTEGER, title INTEGER, requests INTEGER NOT NULL);
                 CREATE INDEX IF NOT EXISTS temp.due_order ON due (kind, score DESC, position);
                 PRAGMA temp.cache_size = -512;
                 """)
@@ -403,17 +411,21 @@ public final class CacheStore: Sendable {
             selectStates = try db.prepare(
                 """
                 SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at, l.attempts,
-                       f.type, f.year_start, f.year_end, f.released, w.position, w.demand
+                       f.type, f.year_start, f.year_end, f.released, w.position, w.demand, d.requests
                 FROM temp.worklist AS w
                 LEFT JOIN aliases AS a ON a.asked_id = w.imdb_id
                 LEFT JOIN films AS f ON f.imdb_id = coalesce(a.imdb_id, w.imdb_id)
                 LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
+                LEFT JOIN demand AS d ON d.imdb_id = w.imdb_id
                 """)
             insertDue = try db.prepare(
-                "INSERT INTO temp.due (kind, score, position, imdb_id, failed_before, title) VALUES (?, ?, ?, ?, ?, ?)")
+                """
+                INSERT INTO temp.due (kind, score, position, imdb_id, failed_before, title, requests)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
             // The order of `DueRank.comesBefore`, which the `due_order` index serves.
             selectDue = try db.prepare(
-                "SELECT imdb_id, failed_before, title FROM temp.due ORDER BY kind, score DESC, position")
+                "SELECT imdb_id, failed_before, title, requests FROM temp.due ORDER BY kind, score DESC, position")
         }
     }
 }

@@ -161,6 +161,27 @@ final class SQLiteStatement {
         if rc != SQLITE_OK { throw connection.error(rc) }
     }
 
+    /// Binds `bytes` as a BLOB to the 1-based parameter `index`, after the others are bound.
+    func bind(blob bytes: [UInt8], at index: Int32) throws(StoreError) {
+        // No pointer would bind NULL: no bytes are a zero-length BLOB instead.
+        let rc =
+            bytes.isEmpty
+            ? sqlite3_bind_zeroblob(statement, index, 0)
+            : bytes.withUnsafeBytes { buffer in
+                sqlite3_bind_blob64(
+                    statement, index, buffer.baseAddress, sqlite3_uint64(buffer.count), fc_sqlite_transient())
+            }
+        if rc != SQLITE_OK { throw connection.error(rc) }
+    }
+
+    /// Runs the statement as `run(_:)` does, with `blob` bound to parameter `index` besides `values`.
+    func run(_ values: [SQLiteValue], blob: [UInt8], at index: Int32) throws(StoreError) {
+        try bind(values)
+        try bind(blob: blob, at: index)
+        while try step() {}
+        sqlite3_reset(statement)
+    }
+
     /// Advances to the next row; `false` when the statement is done.
     @discardableResult
     func step() throws(StoreError) -> Bool {
@@ -209,6 +230,15 @@ final class SQLiteStatement {
         // By length, not up to the first NUL: a NUL inside a stored string is kept, not a cut.
         let count = Int(sqlite3_column_bytes(statement, index))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` as bytes, exactly as stored (a BLOB, or a text's UTF-8), `nil` when NULL.
+    func bytes(_ index: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(statement, index) != SQLITE_NULL else { return nil }
+        // A zero-length value has no pointer: ask for it first, then its length.
+        guard let pointer = sqlite3_column_blob(statement, index) else { return [] }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     /// Column `index` as an integer, `nil` when NULL.

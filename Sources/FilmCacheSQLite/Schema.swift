@@ -205,5 +205,35 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX posters_sha256 ON posters (sha256);
         """,
+        // 8: what `filmcache serve` keeps beside the films: OMDb's answers to queries other than a
+        // plain `i=`, byte for byte (a BLOB: no text conversion touches them), and how often apps
+        // asked for each film, which the nightly plan reads. `answers` keeps its rowid: bodies run
+        // to kilobytes (see version 2).
+        """
+        CREATE TABLE answers (
+            query       TEXT PRIMARY KEY NOT NULL,
+            body        BLOB NOT NULL,
+            found       INTEGER NOT NULL CHECK (found IN (0, 1)),
+            answered_at TEXT NOT NULL
+        );
+        CREATE TABLE demand (
+            imdb_id           TEXT PRIMARY KEY NOT NULL,
+            requests          INTEGER NOT NULL,
+            last_requested_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
+
+    /// The oldest version a read-only open accepts. What later versions add (version 8's `answers`
+    /// and `demand`) stands in empty on such a connection (``readOnlyStandIns``), so `plan`, `show`
+    /// and `stats` keep reading a cache until its next warm migrates it.
+    static let oldestReadable = 7
+
+    /// Empty temporary views named as the tables version 8 adds, for a read-only connection to a
+    /// version-7 file: reads find nothing, and writes fail, as every write on a read-only file does.
+    /// (SQLite looks a name up in `temp` before `main`.)
+    static let readOnlyStandIns = """
+        CREATE TEMP VIEW answers (query, body, found, answered_at) AS SELECT NULL, NULL, NULL, NULL WHERE 0;
+        CREATE TEMP VIEW demand (imdb_id, requests, last_requested_at) AS SELECT NULL, NULL, NULL WHERE 0;
+        """
 }

@@ -11,8 +11,9 @@ import Testing
     let day: TimeInterval = 86_400
 
     /// A random mix of fresh, stale, upgradable, not-found, failed and aliased IDs, some named by
-    /// title, and three overlapping worklists naming them (duplicates inside a file too).
-    func randomCache(seed: UInt64) throws -> (batches: [WriteBatch], worklist: Worklist) {
+    /// title, three overlapping worklists naming them (duplicates inside a file too), and the
+    /// apps' requests for some of them.
+    func randomCache(seed: UInt64) throws -> (batches: [WriteBatch], worklist: Worklist, demand: [String: Int]) {
         var random = SplitMix64(seed: seed)
         let pool = (0..<400).map { String(format: "tt%07d", 1_000_000 + $0 * 7) }
         var batch = WriteBatch()
@@ -63,6 +64,10 @@ import Testing
         }
         // A second failure for some, so attempts differ.
         let again = WriteBatch(lookups: batch.lookups.filter { _ in Bool.random(using: &random) })
+        var demand: [String: Int] = [:]
+        for id in pool where Int.random(in: 0..<3, using: &random) == 0 {
+            demand[id] = Int.random(in: 1...4, using: &random)
+        }
         var worklist = Worklist()
         for file in 0..<3 {
             var parsed = ParsedWorklist(file: "list-\(file).txt")
@@ -70,27 +75,30 @@ import Testing
             for line in 251...270 { parsed.append(titles.randomElement(using: &random)!, line: line) }
             worklist.append(parsed)
         }
-        return ([batch, again], worklist)
+        return ([batch, again], worklist, demand)
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
     func everyBackendMakesThePlanThePlannerMakesInMemory(seed: UInt64) async throws {
-        let (batches, worklist) = try randomCache(seed: seed)
+        let (batches, worklist, demand) = try randomCache(seed: seed)
         let planner = Planner()
         var plans: [BackendKind: [Plan]] = [:]
         for kind in BackendKind.allCases {
             plans[kind] = try await kind.withBackend { db, _ in
                 for batch in batches { try await db.write(batch) }
+                try await db.recordDemand(demand, at: now)
                 var plans: [Plan] = []
                 for budget in [nil, 0, 37, 10_000] as [Int?] {
                     let plan = try await db.plan(worklist, planner: planner, now: now, budget: budget)
                     plans.append(plan)
                     #expect(plan.due > 0 && plan.fresh > 0 && plan.notFoundAwaitingRecheck > 0, "\(kind)")
                     #expect(plan.titles.known > 0 && plan.titles.toResolve > 0, "\(kind)")
+                    #expect(!plan.requested.isEmpty, "\(kind)")
                 }
                 // Without titles, the database plan is the in-memory planner's over the same states.
                 let ids = Worklist(ids: worklist.ids)
-                let inMemory = planner.plan(try await db.states(of: ids.ids), now: now, budget: 50)
+                let inMemory = planner.plan(
+                    try await db.states(of: ids.ids), requests: try await db.demand(of: ids.ids), now: now, budget: 50)
                 #expect(try await db.plan(ids, planner: planner, now: now, budget: 50) == inMemory, "\(kind)")
                 return plans
             }
@@ -155,8 +163,50 @@ import Testing
         }
     }
 
+    @Test(arguments: BackendKind.allCases)
+    func appRequestsGoFirstWithinAKindAndNeverAheadOfAMissingFilm(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            let current = FilmNormalizer.dataVersion
+            // With a 30-day TTL: "stale-oldest" 3.0 overdue, "stale-read" 1.33 (4.0 with 2 requests).
+            var staleOldest = SampleFilms.film("tt0000003", fetchedAt: now - 90 * day)
+            var staleRead = SampleFilms.film("tt0000004", fetchedAt: now - 40 * day)
+            var upgradePlain = SampleFilms.film("tt0000005", fetchedAt: now - day)
+            var upgradeRead = SampleFilms.film("tt0000006", fetchedAt: now - day)
+            var fresh = SampleFilms.film("tt0000007", fetchedAt: now - day)
+            staleOldest.dataVersion = current
+            staleRead.dataVersion = current
+            upgradePlain.dataVersion = current - 1
+            upgradeRead.dataVersion = current - 1
+            fresh.dataVersion = current
+            try await db.write(WriteBatch(films: [staleOldest, staleRead, upgradePlain, upgradeRead, fresh]))
+            // Missing, in worklist order: tt0000001 (plain), tt0000002 (read once).
+            let worklist = Worklist(ids: (1...7).map { "tt000000\($0)" })
+            let planner = Planner(freshness: .flat(30 * day))
+            let before = try await db.plan(worklist, planner: planner, now: now, budget: 3)
+            let order = ["tt0000001", "tt0000002", "tt0000003", "tt0000004", "tt0000005", "tt0000006"]
+            #expect(before.toFetch + before.deferred == order && before.requested.isEmpty)
+
+            try await db.recordDemand(
+                ["tt0000002": 1, "tt0000004": 2, "tt0000006": 5, "tt0000007": 1_000, "tt0000099": 9], at: now)
+            let plan = try await db.plan(worklist, planner: planner, now: now, budget: 3)
+            let reordered = ["tt0000002", "tt0000001", "tt0000004", "tt0000003", "tt0000006", "tt0000005"]
+            #expect(plan.toFetch + plan.deferred == reordered)
+            #expect(plan.toFetch == Array(reordered.prefix(3)))
+            #expect(plan.requested == ["tt0000002": 1, "tt0000004": 2, "tt0000006": 5])
+            let inMemory = planner.plan(
+                try await db.states(of: worklist.ids), requests: try await db.demand(of: worklist.ids), now: now,
+                budget: 3)
+            #expect(plan == inMemory)
+
+            // However often apps read a stale film, every missing one goes first.
+            try await db.recordDemand(["tt0000003": 1_000_000_000], at: now)
+            let flooded = try await db.plan(worklist, planner: planner, now: now, budget: nil)
+            #expect(flooded.toFetch.prefix(3) == ["tt0000002", "tt0000001", "tt0000003"])
+        }
+    }
+
     @Test func theCensusIsTheSameOnEveryBackend() async throws {
-        let (batches, _) = try randomCache(seed: 9)
+        let (batches, _, _) = try randomCache(seed: 9)
         var censuses: [CacheCensus] = []
         for kind in BackendKind.allCases {
             censuses.append(

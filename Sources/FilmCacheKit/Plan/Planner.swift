@@ -16,38 +16,50 @@ public struct Planner: Sendable {
     ///
     /// Order: missing films first (IDs named by more worklists first, then worklist order);
     /// then stale rows by how overdue they are (age over TTL) times how many worklists name
-    /// them; then rows made by an older normalizer. Negative answers wait for their
+    /// them; then rows made by an older normalizer. Within each kind, what apps asked for
+    /// (`requests`: the ``AnswerCache`` demand by ID) goes first, by ``weight(named:requests:)``;
+    /// no number of requests moves an ID out of its kind. Negative answers wait for their
     /// `next_attempt_at`. With a `budget` (calls left today), the rest is deferred.
     ///
     /// This holds every state in memory; each backend's `plan(_:planner:now:budget:)` makes the same
     /// plan for a worklist with the cache database doing the holding and the sorting.
-    public func plan(_ states: [CachedState], demand: [String: Int] = [:], now: Date, budget: Int? = nil) -> Plan {
+    public func plan(
+        _ states: [CachedState], demand: [String: Int] = [:], requests: [String: Int] = [:], now: Date,
+        budget: Int? = nil
+    ) -> Plan {
         var plan = Plan()
         var due: [(id: String, rank: DueRank)] = []
         for (position, state) in states.enumerated() {
-            let placement = place(state, demand: demand[state.imdbID] ?? 1, position: position, now: now)
+            let placement = place(
+                state, demand: demand[state.imdbID] ?? 1, requests: requests[state.imdbID] ?? 0, position: position,
+                now: now)
             plan.count(placement)
             if case .due(let rank) = placement { due.append((state.imdbID, rank)) }
         }
         due.sort { $0.rank.comesBefore($1.rank) }
-        for (id, rank) in due { plan.schedule(.id(id), failedBefore: rank.failedBefore, budget: budget) }
+        for (id, rank) in due {
+            plan.schedule(.id(id), failedBefore: rank.failedBefore, requests: rank.requests, budget: budget)
+        }
         return plan
     }
 
-    /// Where the ID of `state` stands at `now`, named by `demand` worklists, the `position`th distinct ID.
+    /// Where the ID of `state` stands at `now`, named by `demand` worklists and asked for `requests`
+    /// times by apps, the `position`th distinct ID.
     ///
     /// The one rule behind every plan: a film row is judged by the freshness policy, a
     /// negative answer waits for its `next_attempt_at`, and anything else is missing.
-    public func place(_ state: CachedState, demand: Int, position: Int, now: Date) -> Placement {
-        let named = Double(max(demand, 1))
+    public func place(_ state: CachedState, demand: Int, requests: Int = 0, position: Int, now: Date) -> Placement {
+        let weight = Self.weight(named: demand, requests: requests)
+        let requests = max(requests, 0)
         if let fetchedAt = state.fetchedAt {
             switch freshness.judge(
                 fetchedAt: fetchedAt, dataVersion: state.dataVersion ?? 0,
                 title: state.age ?? TitleAge(releasedAt: nil, isRunningSeries: false), at: now,
                 currentDataVersion: currentDataVersion)
             {
-            case .stale(let overdue): return .due(DueRank(kind: .stale, score: overdue * named, position: position))
-            case .upgrade: return .due(DueRank(kind: .upgrade, score: named, position: position))
+            case .stale(let overdue):
+                return .due(DueRank(kind: .stale, score: overdue * weight, position: position, requests: requests))
+            case .upgrade: return .due(DueRank(kind: .upgrade, score: weight, position: position, requests: requests))
             case .fresh: return .fresh
             }
         }
@@ -55,7 +67,15 @@ public struct Planner: Sendable {
             return status == .notFound ? .notFoundAwaitingRecheck : .failedAwaitingRetry
         }
         let failedBefore = state.lookupStatus == .failed ? state.lookupAttempts ?? 1 : nil
-        return .due(DueRank(kind: .missing, score: named, position: position, failedBefore: failedBefore))
+        return .due(
+            DueRank(kind: .missing, score: weight, position: position, failedBefore: failedBefore, requests: requests))
+    }
+
+    /// How much an ID weighs within its kind: the worklists naming it (at least one) times one more
+    /// than the requests apps made for it. Monotone in both, so a film apps read more, or more lists
+    /// name, is never fetched after one read and named less; one no app asked for weighs as before.
+    public static func weight(named: Int, requests: Int) -> Double {
+        Double(max(named, 1)) * (1 + Double(max(requests, 0)))
     }
 
     /// Where one worklist ID stands tonight.
@@ -80,18 +100,22 @@ public struct DueRank: Sendable, Equatable {
     }
 
     public var kind: Kind
-    /// Demand for missing IDs and upgrades; (age / TTL) × demand for stale rows.
+    /// ``Planner/weight(named:requests:)`` for missing IDs and upgrades; (age / TTL) × that weight for
+    /// stale rows.
     public var score: Double
     /// Where the ID first appears among the worklists' distinct IDs (entries, for the database plan).
     public var position: Int
     /// For an ID whose earlier runs failed: how many runs failed.
     public var failedBefore: Int?
+    /// How often apps asked for the ID (its demand); already in `score`, kept for the report.
+    public var requests: Int
 
-    public init(kind: Kind, score: Double, position: Int, failedBefore: Int? = nil) {
+    public init(kind: Kind, score: Double, position: Int, failedBefore: Int? = nil, requests: Int = 0) {
         self.kind = kind
         self.score = score
         self.position = position
         self.failedBefore = failedBefore
+        self.requests = requests
     }
 
     /// Whether this ID is fetched before `other`.
@@ -170,6 +194,8 @@ public struct Plan: Sendable, Equatable {
     public var failedAwaitingRetry = 0
     /// For IDs to fetch whose earlier runs failed: how many runs failed (sets the next backoff).
     public var failedBefore: [String: Int] = [:]
+    /// Due IDs (to fetch tonight or deferred) that apps asked for, with how often (their demand).
+    public var requested: [String: Int] = [:]
     /// What the title index says of the worklists' titles.
     public var titles = TitleCounts()
 
@@ -205,8 +231,10 @@ public struct Plan: Sendable, Equatable {
         }
     }
 
-    /// Adds the next due ID or title in rank order: to ``scheduled`` while `budget` allows, else to ``postponed``.
-    public mutating func schedule(_ target: FetchTarget, failedBefore: Int?, budget: Int?) {
+    /// Adds the next due ID or title in rank order: to ``scheduled`` while `budget` allows, else to ``postponed``;
+    /// an ID apps asked for `requests` times is also counted in ``requested``.
+    public mutating func schedule(_ target: FetchTarget, failedBefore: Int?, requests: Int = 0, budget: Int?) {
+        if requests > 0, let id = target.imdbID { requested[id] = requests }
         if let budget, scheduled.count >= max(budget, 0) {
             postponed.append(target)
             return
@@ -217,6 +245,12 @@ public struct Plan: Sendable, Equatable {
 
     /// Every ID and title due, within the budget or not.
     public var due: Int { scheduled.count + postponed.count }
+
+    /// The `limit` due IDs apps asked for most, most first (ties by ID, as ``AnswerCache/mostRequested(limit:)``).
+    public func mostRequested(limit: Int) -> [(imdbID: String, requests: Int)] {
+        requested.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(max(limit, 0))
+            .map { (imdbID: $0.key, requests: $0.value) }
+    }
 
     /// Days until the deferred backlog is fetched at `callsPerDay`, counting today's share as done.
     ///

@@ -32,6 +32,16 @@ public enum PlanReport {
                         + " \(t.toResolve) to resolve, \(tonight) of them tonight (1 call each)"
                 ), at: 1)
         }
+        if !p.requested.isEmpty {
+            let most = p.mostRequested(limit: mostRequestedShown).map { "\($0.imdbID) (\($0.requests))" }
+            let afterDeferred = (rows.firstIndex { $0.0 == "deferred" } ?? rows.count - 1) + 1
+            rows.insert(
+                (
+                    "asked by apps", p.requested.count,
+                    "due IDs apps requested, first within their kind; most: " + most.joined(separator: ", ")
+                        + (p.requested.count > most.count ? ", …" : "")
+                ), at: afterDeferred)
+        }
         if night.skippedLines > 0 {
             rows.append(("skipped lines", night.skippedLines, "worklist lines that named no ID (see warnings)"))
         }
@@ -44,6 +54,9 @@ public enum PlanReport {
             + TextTable.counts(rows, labelWidth: 14)
     }
 
+    /// How many of the most requested due IDs the text names, and the JSON lists without `--ids`.
+    static let mostRequestedShown = 5
+
     private static func deferredNote(_ night: NightPlan) -> String {
         switch night.daysToClear {
         case nil: "nothing left for later days"
@@ -54,7 +67,8 @@ public enum PlanReport {
         }
     }
 
-    /// The same facts as JSON (keys sorted); with `ids`, the ordered IDs to fetch and deferred.
+    /// The same facts as JSON (keys sorted); with `ids`, the ordered IDs to fetch and deferred, and
+    /// every due ID apps asked for (else the most requested few).
     public static func json(_ night: NightPlan, keyFingerprint: String?, ids: Bool) -> String {
         let p = night.plan
         let document = Document(
@@ -72,7 +86,14 @@ public enum PlanReport {
                     distinct: p.titles.distinct, known: p.titles.known, notFound: p.titles.notFound,
                     toResolve: p.titles.toResolve, toResolveTonight: p.titlesToResolve.count,
                     toResolveTitles: ids ? p.titlesToResolve.map(Titles.Entry.init) : nil),
-            worklists: night.files.map { Worklist(file: $0.name, kind: $0.kind, ids: $0.ids, titles: $0.titles) })
+            worklists: night.files.map { Worklist(file: $0.name, kind: $0.kind, ids: $0.ids, titles: $0.titles) },
+            askedByApps: p.requested.isEmpty
+                ? nil
+                : AskedByApps(
+                    due: p.requested.count,
+                    mostRequested: p.mostRequested(limit: ids ? p.requested.count : mostRequestedShown).map {
+                        AskedByApps.Entry(imdbID: $0.imdbID, requests: $0.requests)
+                    }))
         return ReportJSON.encode(document)
     }
 
@@ -89,6 +110,19 @@ public enum PlanReport {
         var deferredIDs: [String]?
         var titles: Titles?
         var worklists: [Worklist]
+        var askedByApps: AskedByApps?
+    }
+
+    /// Due IDs apps asked for (`filmcache serve`'s demand): how many, and the most requested.
+    private struct AskedByApps: Encodable {
+        var due: Int
+        var mostRequested: [Entry]
+
+        /// One due ID and how often apps asked for it.
+        struct Entry: Encodable {
+            var imdbID: String
+            var requests: Int
+        }
     }
 
     /// The worklists' titles by what the title index says of them.

@@ -32,8 +32,9 @@ public protocol FilmStore: Sendable {
 
 /// Planning a night and counting the cache.
 public protocol PlanStore: Sendable {
-    /// Plans `worklist` against the cache: the plan `Planner` makes from the states of its IDs,
-    /// titles the title index knows standing as their IDs.
+    /// Plans `worklist` against the cache: the plan `Planner` makes from the states of its IDs and
+    /// their demand (``AnswerCache/demand(of:)``, read by the ID the worklist names), titles the
+    /// title index knows standing as their IDs.
     func plan(_ worklist: Worklist, planner: Planner, now: Date, budget: Int?) async throws(StoreError) -> Plan
     /// Counts every film by type, version, age and freshness at `now`, and the negative answers.
     func census(freshness: FreshnessPolicy, now: Date, currentDataVersion: Int) async throws(StoreError)
@@ -133,7 +134,9 @@ public struct ClaimOutcome: Sendable, Equatable {
 }
 
 /// A cache database: everything above, and what it is called.
-public protocol CacheBackend: FilmStore, PlanStore, QuotaLedger, RunHistory, PosterIndex, WorkClaims, CacheTransfer {
+public protocol CacheBackend: FilmStore, PlanStore, QuotaLedger, RunHistory, PosterIndex, WorkClaims, CacheTransfer,
+    AnswerCache
+{
     /// The database as output may name it: a path, or a URL with no password.
     var displayName: String { get }
     /// Whether several warms may write the database at once (each claiming its share of the plan);

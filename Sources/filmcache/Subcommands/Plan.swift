@@ -9,9 +9,10 @@ extension FilmCacheCommand {
             discussion: """
                 Reads the worklists and the cache and prints what `warm` would do now: IDs
                 considered, fresh, to fetch (missing, then stale by how overdue × how many
-                worklists name them, then rows from an older normalizer), deferred for lack
-                of today's budget (and in how many quota days the backlog clears), and
-                negative answers still waiting. Today's use comes from the ledger of the key
+                worklists name them, then rows from an older normalizer; within each, the
+                films apps asked `serve` for most go first: × (1 + requests)), deferred for
+                lack of today's budget (and in how many quota days the backlog clears), the
+                due IDs apps asked for, and negative answers still waiting. Today's use comes from the ledger of the key
                 in OMDB_API_KEY or --api-key-file; with no key, from the busiest key of the
                 day. An absent database is treated as empty and is not created. With --job,
                 the job file's worklists, database, key and budget are used; flags given

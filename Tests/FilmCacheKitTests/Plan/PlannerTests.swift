@@ -113,4 +113,51 @@ import Testing
         #expect(plan.toFetch == ["failed-3", "not-found-due"])
         #expect(plan.failedBefore == ["failed-3": 3])
     }
+
+    @Test func appRequestsRaiseAnIDWithinItsKindAndNeverOutOfIt() {
+        let current = FilmNormalizer.dataVersion
+        let states = [
+            CachedState(imdbID: "missing-plain"),
+            CachedState(imdbID: "missing-read"),
+            // 90 days old at a 30-day TTL: 3.0 overdue; 40 days: 1.33, read by apps twice: 4.0.
+            CachedState(imdbID: "stale-oldest", fetchedAt: now - 90 * day, dataVersion: current),
+            CachedState(imdbID: "stale-read", fetchedAt: now - 40 * day, dataVersion: current),
+            CachedState(imdbID: "upgrade-plain", fetchedAt: now - day, dataVersion: current - 1),
+            CachedState(imdbID: "upgrade-read", fetchedAt: now - day, dataVersion: current - 1),
+            CachedState(imdbID: "fresh-read", fetchedAt: now - day, dataVersion: current),
+        ]
+        let planner = Planner(freshness: .flat(30 * day))
+        #expect(
+            planner.plan(states, now: now).toFetch == [
+                "missing-plain", "missing-read", "stale-oldest", "stale-read", "upgrade-plain", "upgrade-read",
+            ])
+        // A stale row read a million times still waits for every missing film; a fresh one is never due.
+        let requests = [
+            "missing-read": 1, "stale-read": 2, "upgrade-read": 5, "stale-oldest": 0, "fresh-read": 1_000_000,
+        ]
+        let plan = planner.plan(states, requests: requests, now: now, budget: 4)
+        #expect(
+            plan.toFetch + plan.deferred == [
+                "missing-read", "missing-plain", "stale-read", "stale-oldest", "upgrade-read", "upgrade-plain",
+            ])
+        #expect(plan.requested == ["missing-read": 1, "stale-read": 2, "upgrade-read": 5])
+        #expect(plan.mostRequested(limit: 2).map(\.imdbID) == ["upgrade-read", "stale-read"])
+        let flooded = planner.plan(states, requests: ["stale-read": 1_000_000_000], now: now)
+        #expect(flooded.toFetch.prefix(3) == ["missing-plain", "missing-read", "stale-read"])
+    }
+
+    @Test func theWeightGrowsWithRequestsAndWorklistsAndIsOneForAnIDNoAppAskedFor() {
+        #expect(Planner.weight(named: 1, requests: 0) == 1 && Planner.weight(named: 0, requests: -3) == 1)
+        #expect(Planner.weight(named: 3, requests: 0) == 3 && Planner.weight(named: 2, requests: 4) == 10)
+        for named in 1...5 {
+            for requests in 0...20 {
+                #expect(
+                    Planner.weight(named: named, requests: requests + 1)
+                        > Planner.weight(named: named, requests: requests))
+                #expect(
+                    Planner.weight(named: named + 1, requests: requests)
+                        > Planner.weight(named: named, requests: requests))
+            }
+        }
+    }
 }

@@ -89,3 +89,51 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
     return calendar.date(
         from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))!
 }
+
+/// One database of a kind that a test opens as often as it likes, at once or one after another.
+struct SharedDatabase: Sendable {
+    /// Opens a backend on the database; the caller closes it.
+    let open: @Sendable (_ readOnly: Bool) async throws -> any CacheBackend
+    /// Runs statements on the database outside filmcache (as its owner).
+    let sql: @Sendable (String) throws -> Void
+
+    /// Opens a backend, runs `body` with it and closes it.
+    func withBackend<T: Sendable>(readOnly: Bool = false, _ body: (any CacheBackend) async throws -> T)
+        async throws -> T
+    {
+        let backend = try await open(readOnly)
+        let result: Result<T, any Error>
+        do { result = .success(try await body(backend)) } catch { result = .failure(error) }
+        await backend.close()
+        return try result.get()
+    }
+}
+
+extension BackendKind {
+    /// Runs `body` with a new, empty database of this kind, set up by one writable open.
+    func withSharedDatabase<T: Sendable>(_ body: (SharedDatabase) async throws -> T) async throws -> T {
+        let database: SharedDatabase
+        let directory = TemporaryDirectory()
+        defer { _ = directory }
+        switch self {
+        case .sqlite:
+            let path = directory.file("cache.sqlite")
+            database = SharedDatabase(
+                open: { readOnly in
+                    try await SQLiteBackend.open(path: path, logger: SampleFilms.logger, readOnly: readOnly)
+                },
+                sql: { statements in try SQLiteConnection(path: path).execute(statements) })
+        case .postgres:
+            let scratch = try Scratch.database()
+            database = SharedDatabase(
+                open: { readOnly in
+                    try await PostgresBackend.open(
+                        scratch.location, password: scratch.server.password, logger: SampleFilms.logger,
+                        readOnly: readOnly)
+                },
+                sql: { statements in try scratch.sql(statements) })
+        }
+        try await database.withBackend { _ in }
+        return try await body(database)
+    }
+}

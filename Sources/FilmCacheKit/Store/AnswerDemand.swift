@@ -1,0 +1,8 @@
+/// The rule every backend applies to the counts ``AnswerCache/recordDemand(_:at:)`` is given.
+package enum AnswerDemand {
+    /// The counts that add something (one request or more), in ID order: concurrent writers then
+    /// take the rows' locks in one order and never wait on each other in a circle.
+    package static func counted(_ counts: [String: Int]) -> [(id: String, count: Int)] {
+        counts.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { (id: $0.key, count: $0.value) }
+    }
+}
