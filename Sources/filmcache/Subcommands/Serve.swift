@@ -108,11 +108,7 @@ extension FilmCacheCommand {
             if let seconds = requestTimeout { settings.requestDeadline = .seconds(seconds) }
             let (host, port) = try Self.address(listen)
 
-            let opened = try await common.open(location, job: job, logger: logger)
-            guard let store = opened as? any CacheBackend & AnswerCache else {
-                await opened.close()
-                throw fail("this cache database cannot keep answers", status: ExitStatus.ioError)
-            }
+            let store = try await common.open(location, job: job, logger: logger)
             let metrics = ServeMetrics()
             let transport = CurlMultiTransport(options: options)
             defer { transport.shutdown() }
