@@ -119,4 +119,27 @@ import Testing
         #expect(waits == [3_600, 7_200, 14_400])
         #expect(try standIn.requestCount() == 3)
     }
+
+    @Test func theStaleFilmAppsReadMostIsFetchedFirstOfItsKindAndPlanSaysSo() throws {
+        let standIn = try StandInProcess()
+        #expect(try warm(standIn).status == 0)
+        _ = try sqlite("UPDATE films SET fetched_at = '2001-01-01T00:00:00Z'")
+        let before = try plan(["--daily-limit", "100000"])
+        let order = try #require(before["toFetchIDs"] as? [String])
+        let missing = try #require(before["missing"] as? Int)
+        #expect(before["askedByApps"] == nil)
+        let last = try #require(order.last)
+        #expect(order.count > missing + 1 && order.firstIndex(of: last) != missing)
+
+        // Apps asked for the stale film fetched last: it goes first of the stale, after every missing one.
+        _ = try sqlite("INSERT INTO demand VALUES ('\(last)', 40, '2026-11-20T10:00:00Z')")
+        let after = try plan(["--daily-limit", "100000"])
+        let reordered = try #require(after["toFetchIDs"] as? [String])
+        #expect(reordered.firstIndex(of: last) == missing, "\(reordered)")
+        #expect(Set(reordered) == Set(order))
+        let asked = try #require(after["askedByApps"] as? [String: Any])
+        #expect(asked["due"] as? Int == 1)
+        let most = try #require(asked["mostRequested"] as? [[String: Any]])
+        #expect(most.first?["imdbID"] as? String == last && most.first?["requests"] as? Int == 40)
+    }
 }
