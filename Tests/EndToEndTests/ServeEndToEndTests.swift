@@ -177,3 +177,223 @@ import Testing
         }
     }
 }
+
+/// Every query form, the hostile requests, and shutdown.
+@Suite(.serialized) struct ServeQueryFormEndToEndTests {
+    /// The corpus's films as objects.
+    static var corpus: [[String: Any]] {
+        ServeEndToEndTests.corpusIDs.compactMap { id in
+            (try? JSONSerialization.jsonObject(with: ServeEndToEndTests.corpusBody(id))) as? [String: Any]
+        }
+    }
+
+    /// One query of every form OMDb takes, named from the corpus.
+    static var queries: [String] {
+        let corpus = corpus
+        let movie = corpus.first { $0["Type"] as? String == "movie" } ?? [:]
+        let ids = Set(corpus.compactMap { $0["imdbID"] as? String })
+        let episode =
+            corpus.first { $0["Type"] as? String == "episode" && ids.contains($0["seriesID"] as? String ?? "") } ?? [:]
+        let series = corpus.first { $0["imdbID"] as? String == episode["seriesID"] as? String } ?? [:]
+        let title = (movie["Title"] as? String ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let seriesTitle =
+            (series["Title"] as? String ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let word = (movie["Title"] as? String ?? "").split(separator: " ").last.map(String.init) ?? "x"
+        let year = (movie["Year"] as? String ?? "").prefix(4)
+        let season = episode["Season"] as? String ?? "1"
+        let number = episode["Episode"] as? String ?? "1"
+        let seriesID = series["imdbID"] as? String ?? ""
+        return [
+            "i=\(movie["imdbID"] as? String ?? "")",
+            "i=\(movie["imdbID"] as? String ?? "")&plot=full",
+            "i=tt0000001",
+            "t=\(title)",
+            "t=\(title)&y=\(year)&type=movie",
+            "t=\(title)&plot=full",
+            "t=No%20Such%20Film%20Anywhere",
+            "s=\(word)",
+            "s=\(word)&page=2",
+            "s=\(word)&type=series",
+            "s=Zzyzx%20Qqq",
+            "i=\(seriesID)&Season=\(season)",
+            "t=\(seriesTitle)&Season=\(season)",
+            "i=\(seriesID)&Season=99",
+            "i=\(seriesID)&Season=\(season)&Episode=\(number)",
+            "i=\(seriesID)&Season=\(season)&Episode=999",
+        ]
+    }
+
+    @Test func everyQueryFormIsAnsweredAsOMDbAnswersItThenFromTheCache() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("serve-forms")
+            defer { scratch.removeUnlessKept() }
+            let standIn = try StandInProcess()
+            let serve = try ServeProcess(
+                database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir))
+            let queries = Self.queries
+            let direct = try queries.map { try HTTPAnswer.get(standIn.baseURL + "?apikey=demo&" + $0) }
+            #expect(direct.contains { $0.text.contains(#""Search":["#) })
+            #expect(direct.contains { $0.text.contains(#""Episodes":["#) })
+            let before = try standIn.requestCount()
+            for (query, omdb) in zip(queries, direct) {
+                let answer = try serve.omdb(query)
+                #expect(answer.status == omdb.status, "\(query)")
+                #expect(answer.body == omdb.body, "\(query): \(answer.text.prefix(200)) vs \(omdb.text.prefix(200))")
+                #expect(answer.header("X-Cache") == "miss", "\(query)")
+            }
+            #expect(try standIn.requestCount() == before + queries.count)
+            // Asked again, in other spellings OMDb treats alike: all from the cache.
+            for (query, omdb) in zip(queries, direct) {
+                let respelled = query.replacingOccurrences(of: "plot=full", with: "plot=FULL")
+                    .replacingOccurrences(of: "Season=", with: "season=")
+                let answer = try serve.omdb(respelled + "&n=2")
+                #expect(answer.body == omdb.body, "\(query)")
+                #expect(answer.header("X-Cache") == "hit", "\(query)")
+            }
+            #expect(try standIn.requestCount() == before + queries.count)
+            // r=xml is OMDb-style XML: the cache serves JSON only.
+            let xml = try serve.omdb("i=tt0000001&r=xml")
+            #expect(xml.status == 200)
+            #expect(xml.text.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?><root response="False"><error>"#))
+            #expect(xml.header("Content-Type")?.hasPrefix("text/xml") == true)
+            // A title answer stored its film: asking that film by ID costs nothing.
+            let titleAnswer = try JSONSerialization.jsonObject(with: direct[3].body) as? [String: Any]
+            let id = try #require(titleAnswer?["imdbID"] as? String)
+            #expect(try serve.omdb("i=\(id)").header("X-Cache") == "hit")
+            // Under the query with and without its year and type.
+            #expect(try scratch.sqlite("SELECT count(*) FROM titles WHERE imdb_id = '\(id)'") == "2")
+        }
+    }
+
+    @Test func neitherTheKeyNorATokenAppearsInAnyAnswerLogMetricOrTheDatabase() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("serve-secrets")
+            defer { scratch.removeUnlessKept() }
+            let key = "test-key-e2e"
+            let standIn = try StandInProcess(arguments: ["--fault-rate", "0.3", "--faults", "503,html-403,reset"])
+            let serve = try ServeProcess(
+                database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir),
+                arguments: ["--log-level", "trace", "--max-attempts", "2", "--retry-base", "0.01"],
+                environment: ["OMDB_API_KEY": key])
+            var seen = ""
+            for (index, query) in (Self.queries + ["i=tt0000002", "s=a"]).enumerated() {
+                let answer = try serve.get("/?apikey=\(ServeProcess.tokens[index % 2])&" + query)
+                seen += answer.text + answer.headers.description
+            }
+            for path in ["/?apikey=wrong-token-here&i=tt0000003", "/metrics", "/quota", "/healthz", "/"] {
+                let answer = try serve.get(path)
+                seen += answer.text + answer.headers.description
+            }
+            serve.binary.send(SIGTERM)
+            let output = serve.binary.wait(timeout: 30)
+            #expect(output.status == 0)
+            seen += output.stdout + output.stderr
+            #expect(output.stderr.contains("level=trace") || output.stderr.contains("level=debug"))
+            let dump = try ReliabilityProcess.run("/usr/bin/sqlite3", [scratch.db, ".dump"])
+            seen += dump.stdout
+            for secret in [key] + ServeProcess.tokens + ["wrong-token-here"] {
+                #expect(!seen.contains(secret), "\(secret) leaked")
+            }
+        }
+    }
+
+    @Test func sigtermLetsTheRequestsInFlightFinishAndGivesUnsentCallsBack() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("serve-drain")
+            defer { scratch.removeUnlessKept() }
+            let standIn = try StandInProcess(arguments: ["--latency-ms", "1500"])
+            let serve = try ServeProcess(
+                database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir))
+            let ids = Array(ServeEndToEndTests.corpusIDs.suffix(5))
+            let clients = try ids.map { id in
+                try RunningBinary(
+                    "/usr/bin/curl",
+                    ["-s", "-w", "\n%{http_code}", "\(serve.base)/?apikey=\(ServeProcess.tokens[0])&i=\(id)"])
+            }
+            Thread.sleep(forTimeInterval: 0.6)
+            serve.binary.send(SIGTERM)
+            for (id, client) in zip(ids, clients) {
+                let output = client.wait(timeout: 30)
+                let body = try ServeEndToEndTests.corpusBody(id)
+                #expect(output.stdout == String(decoding: body, as: UTF8.self) + "\n200", "\(id)")
+            }
+            let exit = serve.binary.wait(timeout: 30)
+            #expect(exit.status == 0, "\(exit.stderr.suffix(2_000))")
+            // Nothing new is taken once it has stopped.
+            #expect(try HTTPAnswer.get("\(serve.base)/healthz", timeout: 5).status == 0)
+            #expect(try scratch.sqlite("SELECT count(*) FROM films") == "5")
+            #expect(try scratch.sqlite("SELECT sum(requests) FROM demand") == "5")
+            // The ledger holds the five calls sent, no reservation left unsent.
+            #expect(try scratch.sqlite("SELECT sum(used) FROM quota_ledger") == "5")
+            #expect(try standIn.requestCount() == 5)
+        }
+    }
+
+    @Test func oversizedRequestLinesAndHeadersAreRefusedAndTheServerGoesOn() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("serve-oversized")
+            defer { scratch.removeUnlessKept() }
+            let standIn = try StandInProcess()
+            let serve = try ServeProcess(
+                database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir))
+            let long = try serve.omdb("t=" + String(repeating: "a", count: 20_000))
+            #expect([400, 414].contains(long.status))
+            let huge = try serve.omdb("t=" + String(repeating: "a", count: 120_000))
+            #expect([0, 400, 414, 431].contains(huge.status))
+            let header = try serve.get(
+                "/?apikey=\(ServeProcess.tokens[0])&i=\(ServeEndToEndTests.corpusIDs[0])",
+                headers: ["X-Filler: " + String(repeating: "b", count: 40_000)])
+            #expect([0, 400, 431].contains(header.status))
+            let many = try serve.get(
+                "/?apikey=\(ServeProcess.tokens[0])&i=\(ServeEndToEndTests.corpusIDs[0])",
+                headers: (0..<300).map { "X-H\($0): v" })
+            #expect([0, 400, 431].contains(many.status))
+            #expect(try standIn.requestCount() == 0)
+            #expect(try serve.omdb("i=\(ServeEndToEndTests.corpusIDs[0])").status == 200)
+        }
+    }
+
+    @Test func slowClientsAreDroppedAtTheHeadDeadlineWithoutStarvingOthers() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("serve-slow")
+            defer { scratch.removeUnlessKept() }
+            let standIn = try StandInProcess()
+            let serve = try ServeProcess(
+                database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir),
+                arguments: ["--request-head-timeout", "2"])
+            let id = ServeEndToEndTests.corpusIDs[1]
+            #expect(try serve.omdb("i=\(id)").status == 200)
+            // 200 connections each sending a request head a byte every half second.
+            let script = """
+                import socket, sys, time
+                socks = []
+                for _ in range(200):
+                    s = socket.create_connection(("127.0.0.1", \(serve.port)))
+                    s.sendall(b"GET /?apikey=")
+                    socks.append(s)
+                start = time.time()
+                closed = set()
+                while time.time() - start < 8 and len(closed) < len(socks):
+                    for i, s in enumerate(socks):
+                        if i in closed: continue
+                        try:
+                            s.sendall(b"a")
+                        except OSError:
+                            closed.add(i)
+                    time.sleep(0.5)
+                print(len(closed), round(time.time() - start, 1))
+                """
+            let slow = try RunningBinary("/usr/bin/python3", ["-c", script])
+            Thread.sleep(forTimeInterval: 0.5)
+            for _ in 0..<20 {
+                let started = Date()
+                let answer = try serve.omdb("i=\(id)")
+                #expect(answer.status == 200)
+                #expect(Date().timeIntervalSince(started) < 1.5)
+            }
+            let output = slow.wait(timeout: 30)
+            let parts = output.stdout.split(separator: " ")
+            #expect(parts.first == "200", "slow connections closed, seconds: \(output.stdout) \(output.stderr)")
+        }
+    }
+}
