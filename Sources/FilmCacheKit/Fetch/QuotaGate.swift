@@ -44,10 +44,10 @@ public final class QuotaGate: Sendable {
     static let fastBlock = Duration.milliseconds(50)
     static let slowBlock = Duration.milliseconds(500)
     /// How many times the in-flight cap a block may grow to.
-    static let growthLimit = 8
+    public static let growthLimit = 8
 
     /// A gate for `key`, spending at most `usable` of `dailyLimit` a quota day, reserving `block`
-    /// calls at a time (more while calls go fast).
+    /// calls at a time (up to `growth` times more while calls go fast).
     ///
     /// `wallClock` and `quotaDay` say which quota day and minute a call handed out now belongs to:
     /// each call is charged to the minute in which it is sent, so a run crossing a minute (and so a
@@ -56,7 +56,9 @@ public final class QuotaGate: Sendable {
     /// `runs` row counts the reservations (so a killed run can be closed with them); `now` is the
     /// clock blocks are timed on.
     public init(
-        store: any QuotaLedger, key: String, dailyLimit: Int, usable: Int, block: Int, runID: Int? = nil,
+        store: any QuotaLedger, key: String, dailyLimit: Int, usable: Int, block: Int,
+        growth: Int = QuotaGate.growthLimit,
+        runID: Int? = nil,
         wallClock: @escaping @Sendable () -> Date = { Date() },
         quotaDay: @escaping @Sendable (Date) -> QuotaDay = { QuotaDay(containing: $0) },
         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
@@ -66,7 +68,7 @@ public final class QuotaGate: Sendable {
         self.dailyLimit = dailyLimit
         self.usable = usable
         smallestBlock = max(1, block)
-        largestBlock = smallestBlock * Self.growthLimit
+        largestBlock = smallestBlock * max(1, growth)
         self.runID = runID
         self.now = now
         self.wallClock = wallClock

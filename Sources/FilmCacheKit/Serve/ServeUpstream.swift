@@ -10,7 +10,8 @@ import Synchronization
 /// ends anything (after its cool-down the next miss tries again). The ledger gate is made anew
 /// for each quota day, so a day whose budget is spent stays refused until its reset and no
 /// longer. Calls may use the whole daily limit: the reserve a warm leaves is for app reads, and
-/// these are app reads.
+/// these are app reads. Each call is reserved on its own (one ledger transaction a call, few
+/// beside the hits): the ledger then counts exactly the calls sent, for `/quota` and the metrics.
 final class ServeUpstream: Sendable {
     private let configuration: WarmConfiguration
     private let store: any CacheBackend
@@ -127,7 +128,7 @@ final class ServeUpstream: Sendable {
             if let gate = state.gate { return gate }
             let gate = QuotaGate(
                 store: store, key: configuration.apiKey.fingerprint, dailyLimit: configuration.dailyLimit,
-                usable: configuration.dailyLimit, block: configuration.maxInFlight, wallClock: now,
+                usable: configuration.dailyLimit, block: 1, growth: 1, wallClock: now,
                 quotaDay: { [configuration] in configuration.quotaDay(containing: $0) })
             state.gate = gate
             return gate
