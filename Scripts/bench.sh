@@ -11,6 +11,8 @@
 #           fresh cache: films/s and peak RSS, which should stay flat whatever the size
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
 #   memory  whole warms of 10,000 and 100,000 IDs (BENCH_RSS_SIZES): peak RSS should stay flat
+#   serve   `filmcache serve`'s hit path under wrk vs nginx serving the same bodies (BENCH_SERVE_IDS 1000 films,
+#           BENCH_SERVE_SECONDS 10 a round), then its RSS across BENCH_SERVE_REQUESTS (1000000) requests
 #   posters `filmcache posters` of BENCH_POSTERS (5000) images from nginx into a store vs curl --parallel
 #           writing the same files; then the revalidation pass (304s)
 #   pg      (BENCH_PG=0 skips it) a throwaway PostgreSQL 15 server on loopback, Debian's defaults (fsync on;
@@ -34,6 +36,7 @@ pg_bin=${FILMCACHE_PG_BIN:-/usr/lib/postgresql/15/bin}
 as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+  [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
   if [ -n "$pg_dir" ]; then
     (cd / && as_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -w -t 60 stop -m fast >/dev/null 2>&1) || true
     rm -rf "$pg_dir"
@@ -268,6 +271,51 @@ rate_seconds=${BENCH_RATE_SECONDS:-60}
 echo
 echo "== rate limiter on the real clock: 20 req/s, burst 5, 32 eager callers, $rate_seconds s =="
 echo "  $("$bin/filmcache-bench" rate --rate 20 --burst 5 --seconds "$rate_seconds")"
+
+serve_ids=${BENCH_SERVE_IDS:-1000}
+serve_seconds=${BENCH_SERVE_SECONDS:-10}
+serve_requests=${BENCH_SERVE_REQUESTS:-1000000}
+echo
+echo "== serve: the hit path under wrk -t2 -c32 (${serve_seconds} s), $serve_ids films, vs nginx serving the same bodies from files =="
+head -n "$serve_ids" "$work/ids.txt" >"$work/serve-ids.txt"
+OMDB_API_KEY=bench "$bin/filmcache" warm --db "$work/serve.sqlite" --base-url "http://127.0.0.1:$port/" --rate 0 \
+  --max-in-flight "$inflight" --no-progress "$work/serve-ids.txt" >/dev/null
+echo "bench-token-0001" >"$work/serve-tokens"
+serve_port=$(free_port)
+OMDB_API_KEY=bench "$bin/filmcache" serve --db "$work/serve.sqlite" --tokens-file "$work/serve-tokens" \
+  --listen "127.0.0.1:$serve_port" --base-url "http://127.0.0.1:$port/" --log-level error &
+serve_pid=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$serve_port/healthz" && break; sleep 0.1; done
+cat >"$work/rotate.lua" <<'LUA'
+local ids = {}
+for line in io.lines(os.getenv("BENCH_IDS")) do ids[#ids + 1] = line end
+local prefix = os.getenv("BENCH_PREFIX")
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", prefix .. ids[(n % #ids) + 1])
+end
+LUA
+# wrk's summary: requests/s, p50 and p99 latency, requests done.
+wrk_run() {
+  BENCH_IDS="$work/serve-ids.txt" BENCH_PREFIX="$2" wrk -t2 -c32 -d"$3"s --latency -s "$work/rotate.lua" "$1" |
+    awk '/Requests\/sec/ {r=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} / requests in / {n=$1}
+         END {printf "%s %s %s %s\n", r, p50, p99, n}'
+}
+read -r nginx_rps nginx_p50 nginx_p99 _ < <(wrk_run "http://127.0.0.1:$port" "/?apikey=bench&i=" "$serve_seconds")
+read -r serve_rps serve_p50 serve_p99 _ < <(wrk_run "http://127.0.0.1:$serve_port" "/?apikey=bench-token-0001&i=" "$serve_seconds")
+printf '  nginx (static files) %9.0f req/s  p50 %8s  p99 %8s\n' "$nginx_rps" "$nginx_p50" "$nginx_p99"
+printf '  filmcache serve      %9.0f req/s  p50 %8s  p99 %8s   %s x nginx (goal >= 0.5)\n' "$serve_rps" "$serve_p50" \
+  "$serve_p99" "$(ratio "$serve_rps" "$nginx_rps")"
+echo "  memory across $serve_requests requests (RSS of serve after each round):"
+done_requests=0
+printf '    %9d requests: %6d KB\n' 0 "$(ps -o rss= -p "$serve_pid")"
+while [ "$done_requests" -lt "$serve_requests" ]; do
+  read -r _ _ _ n < <(wrk_run "http://127.0.0.1:$serve_port" "/?apikey=bench-token-0001&i=" "$serve_seconds")
+  done_requests=$((done_requests + n))
+  printf '    %9d requests: %6d KB\n' "$done_requests" "$(ps -o rss= -p "$serve_pid")"
+done
+kill -TERM "$serve_pid"; wait "$serve_pid" || true
 
 if [ "${BENCH_PG:-1}" = 0 ]; then
   echo

@@ -8,8 +8,9 @@ set -euo pipefail
 # postgresql: the PostgreSQL 15 server the PostgreSQL backend's tests start a throwaway cluster of (initdb, pg_ctl,
 # psql under /usr/lib/postgresql/15/bin); without it those tests fail, they are never skipped.
 # iproute2: `ip netns`, the network namespaces the several-hosts tests run each warm in.
+# wrk: the load generator `make bench` measures `filmcache serve`'s hit path with.
 # chromium: the headless browser the dashboard test of `filmcache serve` renders its page in.
-wanted=(libcurl4-openssl-dev libssl-dev libstdc++-12-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client postgresql iproute2 chromium)
+wanted=(libcurl4-openssl-dev libssl-dev libstdc++-12-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client postgresql iproute2 chromium wrk)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
