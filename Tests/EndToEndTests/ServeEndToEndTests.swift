@@ -91,7 +91,7 @@ import Testing
                 let body = try? Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(index)"))
                 #expect(body == (try Self.corpusBody(id)), "\(url)")
             }
-            #expect(try standIn.requestCount() == 50)
+            #expect(try standIn.requestCount() == 50, "\(serve.binary.stderrSoFar.suffix(3_000))")
             #expect(try scratch.sqlite("SELECT count(*) FROM films") == "50")
         }
     }

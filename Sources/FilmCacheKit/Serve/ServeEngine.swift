@@ -87,32 +87,45 @@ public final class ServeEngine: Sendable {
 
     private func film(_ id: String) async -> ServeResponse {
         count(id)
-        let at = now()
-        if let body = memo.fresh("i:" + id, at: at) { return ServeResponse(status: 200, body: body, outcome: .hit) }
-        var stale: IMDBFilm?
+        let cached: (fresh: [UInt8]?, stale: IMDBFilm?)
         do {
-            var film = try await store.film(id)
-            if film == nil, let target = try await store.aliasTarget(of: id) { film = try await store.film(target) }
-            if let film {
-                // A row an older normalizer made is still OMDb's body: fresh while its TTL runs.
-                let until = freshUntil(film, at: at)
-                guard at >= until else {
-                    let body = Array(film.rawJSON.utf8)
-                    memo.put("i:" + id, body, freshUntil: until)
-                    return ServeResponse(status: 200, body: body, outcome: .hit)
-                }
-                stale = film
-            } else if let lookup = try await store.lookup(id), lookup.status == .notFound, lookup.nextAttemptAt > at {
-                return .error(lookup.message ?? OMDbAnswer.incorrectID, status: 200, outcome: .hit)
-            }
+            cached = try await cachedFilm(id, at: now())
         } catch {
             return unreadable(error)
         }
+        if let body = cached.fresh { return ServeResponse(status: 200, body: body, outcome: .hit) }
         let resolution = await fly("i:" + id) { [self] in await fetchFilm(id) }
-        return respond(resolution, stale: stale.map { (Array($0.rawJSON.utf8), $0.lastFetched) })
+        return respond(resolution, stale: cached.stale.map { (Array($0.rawJSON.utf8), $0.lastFetched) })
+    }
+
+    /// What the cache holds for `id` at `at`: the body to answer with while fresh (a film, or OMDb's
+    /// negative answer not yet due again), else the stale film, if any.
+    private func cachedFilm(_ id: String, at: Date) async throws(StoreError) -> (fresh: [UInt8]?, stale: IMDBFilm?) {
+        if let body = memo.fresh("i:" + id, at: at) { return (body, nil) }
+        var film = try await store.film(id)
+        if film == nil, let target = try await store.aliasTarget(of: id) { film = try await store.film(target) }
+        if let film {
+            // A row an older normalizer made is still OMDb's body: fresh while its TTL runs.
+            let until = freshUntil(film, at: at)
+            guard at >= until else {
+                let body = Array(film.rawJSON.utf8)
+                memo.put("i:" + id, body, freshUntil: until)
+                return (body, nil)
+            }
+            return (nil, film)
+        }
+        if let lookup = try await store.lookup(id), lookup.status == .notFound, lookup.nextAttemptAt > at {
+            let body = OMDbAnswer.error(lookup.message ?? OMDbAnswer.incorrectID)
+            memo.put("i:" + id, body, freshUntil: lookup.nextAttemptAt)
+            return (body, nil)
+        }
+        return (nil, nil)
     }
 
     private func fetchFilm(_ id: String) async -> ServeResolution {
+        // A request that read the cache just before another flight for this ID stored its answer
+        // (and ended) must not pay again.
+        if let body = try? await cachedFilm(id, at: now()).fresh { return .answer(body) }
         let result = await upstream.fetch(.id(id))
         let at = now()
         switch result {
@@ -144,33 +157,36 @@ public final class ServeEngine: Sendable {
 
     private func answer(_ query: AnswerQuery) async -> ServeResponse {
         if let id = query.imdbID { count(id) }
-        let at = now()
-        if let body = memo.fresh("q:" + query.cacheKey, at: at) {
-            if query.imdbID == nil, query.answersWithFilm, let id = OMDbAnswer.imdbID(in: body) { count(id) }
-            return ServeResponse(status: 200, body: body, outcome: .hit)
-        }
-        var stale: CachedAnswer?
+        let cached: (fresh: [UInt8]?, stale: CachedAnswer?)
         do {
-            if let cached = try await store.answer(for: query.cacheKey) {
-                if query.imdbID == nil, query.answersWithFilm, cached.found, let id = OMDbAnswer.imdbID(in: cached.body)
-                {
-                    count(id)
-                }
-                let freshUntil = self.freshUntil(cached)
-                if at < freshUntil {
-                    memo.put("q:" + query.cacheKey, cached.body, freshUntil: freshUntil)
-                    return ServeResponse(status: 200, body: cached.body, outcome: .hit)
-                }
-                stale = cached
-            }
+            cached = try await cachedAnswer(query, at: now())
         } catch {
             return unreadable(error)
         }
+        if let body = cached.fresh {
+            if query.imdbID == nil, query.answersWithFilm, let id = OMDbAnswer.imdbID(in: body) { count(id) }
+            return ServeResponse(status: 200, body: body, outcome: .hit)
+        }
         let resolution = await fly("q:" + query.cacheKey) { [self] in await fetchAnswer(query) }
-        return respond(resolution, stale: stale.map { ($0.body, $0.answeredAt) })
+        return respond(resolution, stale: cached.stale.map { ($0.body, $0.answeredAt) })
+    }
+
+    /// The stored answer to `query` while fresh at `at`, else the stale one, if any.
+    private func cachedAnswer(_ query: AnswerQuery, at: Date) async throws(StoreError) -> (
+        fresh: [UInt8]?, stale: CachedAnswer?
+    ) {
+        if let body = memo.fresh("q:" + query.cacheKey, at: at) { return (body, nil) }
+        guard let cached = try await store.answer(for: query.cacheKey) else { return (nil, nil) }
+        let until = freshUntil(cached)
+        guard at >= until else {
+            memo.put("q:" + query.cacheKey, cached.body, freshUntil: until)
+            return (cached.body, nil)
+        }
+        return (nil, cached)
     }
 
     private func fetchAnswer(_ query: AnswerQuery) async -> ServeResolution {
+        if let body = try? await cachedAnswer(query, at: now()).fresh { return .answer(body) }
         let result = await upstream.fetch(.query(query.upstream))
         let at = now()
         switch result {
