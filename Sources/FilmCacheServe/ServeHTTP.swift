@@ -52,15 +52,7 @@ public enum ServeHTTP {
             let started = ContinuousClock.now
             let answer = await engine.respond(to: QueryItems.parse(query[...]))
             metrics.record(answer.outcome, after: started.duration(to: .now))
-            var fields = HTTPFields()
-            fields[.contentType] = answer.contentType
-            fields[.accessControlAllowOrigin] = "*"
-            for (name, value) in answer.headers {
-                if let name = HTTPField.Name(name) { fields[name] = value }
-            }
-            return Response(
-                status: .init(code: answer.status), headers: fields,
-                body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+            return Self.response(answer.status, answer.body, type: answer.contentType, extra: answer.headers)
         }
         router.get("/healthz") { _, _ -> Response in
             let health = await pages.health()
@@ -78,7 +70,7 @@ public enum ServeHTTP {
         }
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [RequestHeadDeadline(deadline: options.headDeadline)],
-            idleTimeout: .nanoseconds(Int64(options.idleTimeout.components.seconds) * 1_000_000_000),
+            idleTimeout: .nanoseconds(options.idleTimeout.inNanoseconds),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: options.maxHeaderBytes, maxHeaderListSize: options.maxHeaderBytes,
                 maxHeaderFieldCount: 100))
@@ -98,12 +90,21 @@ public enum ServeHTTP {
         try await group.run()
     }
 
-    private static func response(_ status: Int, _ body: [UInt8], type: String = "application/json; charset=utf-8")
-        -> Response
-    {
-        Response(
-            status: .init(code: status), headers: [.contentType: type],
-            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    /// A response with `body`; OMDb's answers also allow any origin (browsers call OMDb directly)
+    /// and carry the engine's `extra` headers.
+    private static func response(
+        _ status: Int, _ body: [UInt8], type: String = "application/json; charset=utf-8",
+        extra: [(name: String, value: String)]? = nil
+    ) -> Response {
+        var fields: HTTPFields = [.contentType: type]
+        if let extra {
+            fields[.accessControlAllowOrigin] = "*"
+            for (name, value) in extra {
+                if let name = HTTPField.Name(name) { fields[name] = value }
+            }
+        }
+        return Response(
+            status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
 
@@ -135,8 +136,7 @@ private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     private var timer: Scheduled<Void>?
 
     init(deadline: Duration) {
-        self.deadline = .nanoseconds(
-            Int64(deadline.components.seconds) * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)
+        self.deadline = .nanoseconds(deadline.inNanoseconds)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

@@ -46,8 +46,7 @@ public final class ServeMetrics: Sendable {
     /// Counts one answered OMDb request and how long it took.
     public func record(_ outcome: ServeResponse.Outcome, after duration: Duration) {
         count(outcome)
-        latency.recordNanoseconds(
-            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        latency.recordNanoseconds(duration.inNanoseconds)
     }
 
     /// Counts one request by outcome.

@@ -35,10 +35,7 @@ public enum OMDbAnswer {
 
     /// OMDb's XML error form: `<root response="False"><error>…</error></root>`.
     public static func xmlError(_ message: String) -> [UInt8] {
-        var text = message
-        for (from, to) in [("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\"", "&quot;")] {
-            text = text.replacingOccurrences(of: from, with: to)
-        }
+        let text = MarkupText.escaped(message)
         return Array(
             #"<?xml version="1.0" encoding="UTF-8"?><root response="False"><error>\#(text)</error></root>"#.utf8)
     }

@@ -136,8 +136,8 @@ private struct AnswerParts {
 
     mutating func add(_ name: String, _ value: String?, folded: Bool = false) {
         guard let value else { return }
-        key.append(name + "=" + Self.encode(folded ? Self.fold(value) : value))
-        upstream.append(name + "=" + Self.encode(value))
+        key.append(name + "=" + QueryItems.encode(folded ? Self.fold(value) : value))
+        upstream.append(name + "=" + QueryItems.encode(value))
     }
 
     var query: AnswerQuery {
@@ -151,19 +151,21 @@ private struct AnswerParts {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
+}
 
-    /// Percent-encoding of everything but unreserved characters.
-    static func encode(_ text: String) -> String {
+/// The items of a URL's query string as a form decodes them: `&`-separated `name=value` pairs,
+/// `+` for a space, percent-escapes decoded (an escape that is not one, or not UTF-8, is kept as written);
+/// and a value as OMDb requests carry it.
+public enum QueryItems {
+    /// `text` percent-encoded, every character but RFC 3986's unreserved ones (ASCII letters and
+    /// digits, `-._~`) escaped.
+    public static func encode(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-}
 
-/// The items of a URL's query string as a form decodes them: `&`-separated `name=value` pairs,
-/// `+` for a space, percent-escapes decoded (an escape that is not one, or not UTF-8, is kept as written).
-public enum QueryItems {
     public static func parse(_ query: Substring) -> [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             guard let equals = pair.firstIndex(of: "=") else { return (decode(pair), "") }

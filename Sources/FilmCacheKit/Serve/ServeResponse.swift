@@ -1,7 +1,7 @@
 import Foundation
 
 /// One answer of `filmcache serve`, ready for the HTTP layer to send.
-public struct ServeResponse: Sendable, Equatable {
+public struct ServeResponse: Sendable {
     /// How the answer was come by, for metrics and the `X-Cache` header.
     public enum Outcome: String, Sendable, CaseIterable {
         /// From the cache, fresh (a film, a stored answer, or a stored negative answer).
@@ -43,15 +43,5 @@ public struct ServeResponse: Sendable, Equatable {
         ServeResponse(
             status: 200, body: body, outcome: .stale,
             headers: [("Age", "\(max(0, Int(age)))"), ("Warning", #"110 - "Response is Stale""#)])
-    }
-
-    public static func == (a: ServeResponse, b: ServeResponse) -> Bool {
-        a.status == b.status && a.body == b.body && a.contentType == b.contentType && a.outcome == b.outcome
-            && a.headers.map { "\($0.name): \($0.value)" } == b.headers.map { "\($0.name): \($0.value)" }
-    }
-
-    /// The value of header `name` (any case), if set.
-    public func header(_ name: String) -> String? {
-        headers.last { $0.name.lowercased() == name.lowercased() }?.value
     }
 }

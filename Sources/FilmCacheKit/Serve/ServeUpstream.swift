@@ -29,6 +29,13 @@ final class ServeUpstream: Sendable {
         var spentDay: QuotaDay?
         /// Calls of gates already let go.
         var earlierCalls = 0
+
+        /// Lets the current gate go, its calls counted, and returns it (to be finished).
+        mutating func takeGate() -> QuotaGate? {
+            defer { gate = nil }
+            earlierCalls += gate?.sent ?? 0
+            return gate
+        }
     }
 
     init(
@@ -102,9 +109,7 @@ final class ServeUpstream: Sendable {
         let old = state.withLock { state -> QuotaGate? in
             if let spent = state.spentDay, spent >= day { return nil }
             state.spentDay = day
-            defer { state.gate = nil }
-            state.earlierCalls += state.gate?.sent ?? 0
-            return state.gate
+            return state.takeGate()
         }
         if let old { Task { try? await old.finish() } }
     }
@@ -138,11 +143,7 @@ final class ServeUpstream: Sendable {
     /// Ends every wait of calls in progress and gives unsent reservations back to the ledger.
     func finish() async {
         _ = stop.request(.interrupted)
-        let gate = state.withLock { state -> QuotaGate? in
-            defer { state.gate = nil }
-            state.earlierCalls += state.gate?.sent ?? 0
-            return state.gate
-        }
+        let gate = state.withLock { $0.takeGate() }
         try? await gate?.finish()
     }
 }

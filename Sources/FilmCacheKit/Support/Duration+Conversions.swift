@@ -8,7 +8,7 @@ extension Duration {
     }
 
     /// The duration in whole nanoseconds, clamped to `Int64`'s range.
-    var inNanoseconds: Int64 {
+    public var inNanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }

@@ -42,10 +42,7 @@ public struct TitleQuery: Sendable, Hashable, CustomStringConvertible {
 
     /// The query part of the OMDb request after the key: `t=Heat&y=1995`, percent-encoded.
     public var requestQuery: String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        allowed = allowed.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
-        var query = "t=" + (title.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        var query = "t=" + QueryItems.encode(title)
         if let year { query += "&y=\(year)" }
         if let type { query += "&type=\(type)" }
         return query
