@@ -58,7 +58,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
         switch target {
         case .id: url = urlPrefix + id
         case .title(let entry): url = requestPrefix + entry.query.requestQuery
-        case .query(let query): url = requestPrefix + query
+        case .query(let query, _): url = requestPrefix + query
         }
         // What the call was for, in a log line; built only when one is logged.
         func subject(_ more: Logger.Metadata) -> Logger.Metadata {
@@ -66,7 +66,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
             switch target {
             case .id: what = ["imdb_id": "\(id)"]
             case .title(let entry): what = ["title": "\(entry.query)", "at": "\(entry.place)"]
-            case .query(let query): what = ["query": "\(query)"]
+            case .query(let query, _): what = ["query": "\(query)"]
             }
             return what.merging(more) { $1 }
         }
@@ -100,8 +100,8 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
             let body: FetchOutcome.Body
             if failure != nil {
                 body = .malformed
-            } else if case .query = target {
-                body = OMDbAnswer.classify(response.body)
+            } else if case .query(_, let shape) = target {
+                body = OMDbAnswer.classify(response.body, as: shape)
             } else {
                 switch try? normalizer.normalize(body: response.body, requestedID: id, fetchedAt: now()) {
                 case .film(let film)?:

@@ -133,8 +133,9 @@ public struct DueRank: Sendable, Equatable {
 public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
     case id(String)
     indirect case title(TitleEntry)
-    /// The query part of an OMDb request after the key, percent-encoded (`s=heat&page=2`).
-    case query(String)
+    /// The query part of an OMDb request after the key, percent-encoded (`s=heat&page=2`), and
+    /// what OMDb's positive answer to it looks like.
+    case query(String, shape: AnswerShape)
 
     /// The ID, for an ID.
     public var imdbID: String? {
@@ -152,7 +153,7 @@ public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .id(let id): id
         case .title(let entry): entry.query.key.claimKey
-        case .query(let query): "q:" + query
+        case .query(let query, _): "q:" + query
         }
     }
 
@@ -161,7 +162,7 @@ public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .id(let id): id
         case .title(let entry): entry.query.description
-        case .query(let query): query
+        case .query(let query, _): query
         }
     }
 }

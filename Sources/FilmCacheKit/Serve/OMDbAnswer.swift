@@ -15,12 +15,21 @@ public enum OMDbAnswer {
     /// OMDb's words for trouble on its side: what a miss gets while OMDb cannot be reached.
     public static let errorGettingData = "Error getting data."
 
-    /// What an answer to a query is: `"Response":"True"`, OMDb's error text, or neither (not OMDb's).
-    static func classify(_ body: [UInt8]) -> FetchOutcome.Body {
+    /// What an answer to a query is: `"Response":"True"` in the shape the query is answered with,
+    /// OMDb's error text, or neither (not OMDb's: `{"Response":"True"}` alone, a page, a cut body).
+    static func classify(_ body: [UInt8], as shape: AnswerShape) -> FetchOutcome.Body {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
             let response = object["Response"] as? String
         else { return .malformed }
-        if response == "True" { return .film }
+        if response == "True" {
+            switch shape {
+            case .film:
+                guard let id = object["imdbID"] as? String, PlainTextWorklist.isIMDbID(id) else { return .malformed }
+            case .search: guard object["Search"] is [Any] else { return .malformed }
+            case .season: guard object["Episodes"] is [Any] else { return .malformed }
+            }
+            return .film
+        }
         if response == "False", let error = object["Error"] as? String { return .error(error) }
         return .malformed
     }
@@ -50,4 +59,14 @@ public enum OMDbAnswer {
         let id = String(decoding: rest[..<end], as: UTF8.self)
         return PlainTextWorklist.isIMDbID(id) ? id : nil
     }
+}
+
+/// What OMDb's positive answer to a query holds.
+public enum AnswerShape: Sendable, Equatable {
+    /// One film's body, naming its IMDb ID (`t=`, `plot=full`, `Season=` with `Episode=`).
+    case film
+    /// A search page: a `Search` list.
+    case search
+    /// A season: an `Episodes` list.
+    case season
 }

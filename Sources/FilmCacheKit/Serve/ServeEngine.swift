@@ -187,10 +187,18 @@ public final class ServeEngine: Sendable {
 
     private func fetchAnswer(_ query: AnswerQuery) async -> ServeResolution {
         if let body = try? await cachedAnswer(query, at: now()).fresh { return .answer(body) }
-        let result = await upstream.fetch(.query(query.upstream))
+        let result = await upstream.fetch(.query(query.upstream, shape: query.shape))
         let at = now()
         switch result {
         case .answer(let body):
+            // A full plot of another ID (IMDb merged the asked one) is answered as OMDb sent it, but
+            // kept under no query of the asked ID: a body is stored only under the ID it names.
+            if query.kind == .id, let id = query.imdbID, OMDbAnswer.imdbID(in: body) != id {
+                logger.notice(
+                    "OMDb answered with another title; answered, not stored",
+                    metadata: ["imdb_id": "\(id)", "answered_with": "\(OMDbAnswer.imdbID(in: body) ?? "?")"])
+                return .answer(body)
+            }
             var batch = WriteBatch()
             if query.answersWithFilm,
                 case .film(let normalized)? = try? normalizer.normalize(

@@ -113,6 +113,15 @@ public struct AnswerQuery: Sendable, Equatable {
     /// For `t=` with the short plot: the title index's query, answered when OMDb finds the title.
     public var titleQuery: TitleQuery?
 
+    /// What OMDb's positive answer looks like; another body is not OMDb's and is never stored.
+    public var shape: AnswerShape {
+        switch kind {
+        case .search: .search
+        case .season: .season
+        case .id, .title, .episode: .film
+        }
+    }
+
     /// Whether OMDb answers it with one film's body, which is then stored as the film too.
     public var answersWithFilm: Bool { (kind == .title && titleQuery != nil) || kind == .episode }
 }
