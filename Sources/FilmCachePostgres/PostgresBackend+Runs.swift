@@ -191,4 +191,31 @@ extension PostgresBackend {
             try await c.run("DELETE FROM claims WHERE run_id = \(runID)", logger)
         }
     }
+
+    // MARK: - Serve's flights
+
+    /// Takes `key` for `holder` in one statement: a new row, or the row of a lease that passed (or
+    /// `holder`'s own), renewed; a live lease of another holder is left as it is, and nothing is
+    /// returned. The row's lock makes two takers at once one after the other: the second finds the
+    /// first's live lease.
+    public func claimFlight(_ key: String, holder: Int, lease: Duration) async throws(StoreError) -> Bool {
+        let seconds = lease.inSeconds
+        return try await withConnection { c, logger in
+            try await !c.rows(
+                """
+                INSERT INTO claims (imdb_id, run_id, lease_until)
+                VALUES (\(key), \(holder), now() + \(seconds) * interval '1 second')
+                ON CONFLICT (imdb_id) DO UPDATE SET run_id = excluded.run_id, lease_until = excluded.lease_until
+                WHERE claims.lease_until IS NULL OR claims.lease_until < now() OR claims.run_id = excluded.run_id
+                RETURNING imdb_id
+                """, logger
+            ).isEmpty
+        }
+    }
+
+    public func releaseFlight(_ key: String, holder: Int) async throws(StoreError) {
+        try await withConnection { c, logger in
+            try await c.run("DELETE FROM claims WHERE imdb_id = \(key) AND run_id = \(holder)", logger)
+        }
+    }
 }

@@ -220,4 +220,9 @@ public final class SQLiteBackend: CacheBackend {
     { ClaimOutcome(granted: ids) }
 
     public func releaseClaims(runID: Int) async throws(StoreError) {}
+
+    /// Every flight is taken: serve processes on one SQLite file each ask OMDb on their own.
+    public func claimFlight(_ key: String, holder: Int, lease: Duration) async throws(StoreError) -> Bool { true }
+
+    public func releaseFlight(_ key: String, holder: Int) async throws(StoreError) {}
 }

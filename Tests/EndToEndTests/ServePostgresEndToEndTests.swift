@@ -50,4 +50,93 @@ import Testing
             #expect(try standIn.requestCount() == 21)
         }
     }
+
+    /// Two serve processes on one database behind a balancer: a storm asking both for the same
+    /// missing films and queries at once asks OMDb once for each between them.
+    @Test func twoServeProcessesOnOneDatabaseAskOMDbOnceForEachFilmAndQueryBetweenThem() async throws {
+        try await offThePool {
+            let server = try ScratchPostgres.shared()
+            let scratch = try ReliabilityScratch("serve-pg-two")
+            defer { scratch.removeUnlessKept() }
+            let name = try server.createDatabase()
+            let url = server.url(database: name)
+            let standIn = try StandInProcess(arguments: ["--latency-ms", "300"])
+            let tokens = try ServeProcess.tokensFile(in: scratch.dir)
+            let environment = ["PGPASSWORD": server.password]
+            let first = try ServeProcess(
+                database: url, standIn: standIn, tokensFile: tokens, environment: environment)
+            let second = try ServeProcess(
+                database: url, standIn: standIn, tokensFile: tokens, environment: environment)
+            let ids = Array(ServeEndToEndTests.corpusIDs.prefix(40))
+            // No `t=` that finds a film: its answer would store one of `ids` and spare that ID's call.
+            let queries = ["s=river", "s=night", "t=nothing%20here", "s=zzzz", "Season=1&i=\(ids[0])"]
+            var asked: [(url: String, expected: String?)] = []
+            for round in 0..<3 {
+                for serve in [first, second] {
+                    for id in ids {
+                        asked.append(("\(serve.base)/?apikey=\(ServeProcess.tokens[1])&i=\(id)&n=\(round)", id))
+                    }
+                    for query in queries {
+                        asked.append(("\(serve.base)/?apikey=\(ServeProcess.tokens[0])&\(query)", nil))
+                    }
+                }
+            }
+            let directory = scratch.dir + "/storm"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let statuses = try HTTPAnswer.storm(asked.map(\.url), parallel: 200, directory: directory)
+            #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses.filter { $0 != 200 })")
+            for (index, request) in asked.enumerated() {
+                guard let id = request.expected else { continue }
+                let body = try? Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(index)"))
+                #expect(body == (try ServeEndToEndTests.corpusBody(id)), "\(request.url)")
+            }
+            #expect(try standIn.requestCount() == ids.count + queries.count)
+            #expect(
+                try server.sql("SELECT count(*) FROM claims", database: name).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+                    == "0", "every flight let go")
+            #expect(
+                try server.sql("SELECT sum(used) FROM quota_ledger", database: name)
+                    .trimmingCharacters(in: .whitespacesAndNewlines) == "\(ids.count + queries.count)")
+        }
+    }
+
+    /// A serve process killed while asking OMDb holds its film no longer than its lease: another
+    /// process asked for it waits (no second call while the lease lives), then asks and answers.
+    @Test func aServeProcessKilledMidCallHoldsItsFilmOnlyUntilItsLeasePasses() async throws {
+        try await offThePool {
+            let server = try ScratchPostgres.shared()
+            let scratch = try ReliabilityScratch("serve-pg-killed")
+            defer { scratch.removeUnlessKept() }
+            let name = try server.createDatabase()
+            let url = server.url(database: name)
+            let standIn = try StandInProcess(arguments: ["--latency-ms", "4000"])
+            let tokens = try ServeProcess.tokensFile(in: scratch.dir)
+            let environment = ["PGPASSWORD": server.password]
+            let id = ServeEndToEndTests.corpusIDs[7]
+            let doomed = try ServeProcess(
+                database: url, standIn: standIn, tokensFile: tokens, environment: environment)
+            let survivor = try ServeProcess(
+                database: url, standIn: standIn, tokensFile: tokens, arguments: ["--request-timeout", "60"],
+                environment: environment)
+            let asked = OnAThread { try? doomed.omdb("i=\(id)") }
+            let deadline = Date().addingTimeInterval(20)
+            while try standIn.requestCount() < 1, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(try standIn.requestCount() == 1)
+            doomed.binary.send(SIGKILL)
+            _ = doomed.binary.wait(timeout: 10)
+            _ = asked.value
+            let started = Date()
+            let waiting = OnAThread {
+                try? survivor.get("/?apikey=\(ServeProcess.tokens[0])&i=\(id)", timeout: 60)
+            }
+            Thread.sleep(forTimeInterval: 8)
+            #expect(try standIn.requestCount() == 1, "no second call while the killed process's lease lives")
+            let answer = waiting.value
+            #expect(answer?.status == 200)
+            #expect(answer?.body == (try ServeEndToEndTests.corpusBody(id)))
+            #expect(try standIn.requestCount() == 2)
+            #expect(Date().timeIntervalSince(started) < 50, "taken over once the 30 s lease passed")
+        }
+    }
 }

@@ -129,3 +129,22 @@ struct HTTPAnswer {
         return urls.map { statuses[$0] ?? 0 }
     }
 }
+
+/// `work` on a thread of its own; `value` waits for its result.
+final class OnAThread<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Value?
+
+    init(_ work: @escaping @Sendable () -> Value) {
+        Thread.detachNewThread { [self] in
+            result = work()
+            done.signal()
+        }
+    }
+
+    var value: Value {
+        done.wait()
+        defer { done.signal() }
+        return result!
+    }
+}

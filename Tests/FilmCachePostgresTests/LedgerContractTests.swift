@@ -191,6 +191,19 @@ import Testing
         }
     }
 
+    @Test(arguments: BackendKind.allCases)
+    func aFlightLetGoIsTakenByTheNextHolder(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            #expect(try await db.claimFlight("serve:i:tt0000001", holder: -1, lease: .seconds(60)))
+            try await db.releaseFlight("serve:i:tt0000001", holder: -1)
+            #expect(try await db.claimFlight("serve:i:tt0000001", holder: -2, lease: .seconds(60)))
+            // One SQLite writer at a time: every flight is taken; on PostgreSQL a live lease holds.
+            #expect(
+                try await db.claimFlight("serve:i:tt0000001", holder: -3, lease: .seconds(60))
+                    == (kind == .sqlite))
+        }
+    }
+
     @Test func everyBackendIsAtTheSameSchemaVersion() async throws {
         var versions: [Int] = []
         for kind in BackendKind.allCases {

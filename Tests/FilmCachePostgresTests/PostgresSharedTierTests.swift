@@ -134,6 +134,39 @@ import Testing
         }
     }
 
+    @Test func aFlightIsHeldByOneServeProcessUntilItLetsGoOrItsLeasePasses() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            let key = "serve:i:tt0000001"
+            #expect(try await db.claimFlight(key, holder: -1, lease: .seconds(60)))
+            #expect(try await db.claimFlight(key, holder: -2, lease: .seconds(60)) == false)
+            #expect(try await db.claimFlight(key, holder: -1, lease: .seconds(60)), "its own again")
+            try await db.releaseFlight(key, holder: -2)
+            #expect(try await db.claimFlight(key, holder: -2, lease: .seconds(60)) == false, "not let go by another")
+            try await db.releaseFlight(key, holder: -1)
+            #expect(try await db.claimFlight(key, holder: -2, lease: .milliseconds(1)))
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await db.claimFlight(key, holder: -1, lease: .seconds(60)), "the lease passed")
+            // A warm's claim of the film itself is another key.
+            let run = try await db.beginRun(startedAt: Date(), key: "ab12")
+            #expect(
+                try await db.claim(["tt0000001"], runID: run, plannedAt: Date(), lease: .seconds(60)).granted.count == 1
+            )
+            // Eight takers at once: one holds it.
+            let taken = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for holder in 1...8 {
+                    group.addTask {
+                        try await database.withBackend {
+                            try await $0.claimFlight("serve:q:s=x", holder: -holder, lease: .seconds(60))
+                        }
+                    }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            #expect(taken == 1)
+        }
+    }
+
     @Test func anIDAnsweredSincePlanningIsGrantedToNobody() async throws {
         let database = try Scratch.database()
         try await database.withBackend { db in

@@ -15,6 +15,10 @@ public struct ServeSettings: Sendable {
     public var demandInterval = Duration.seconds(5)
     /// Bytes of fresh answers held in memory, so hits read no database (0: none held).
     public var memoryBytes = 64 << 20
+    /// How long a process holds a film or query it is asking OMDb for, against the other serve
+    /// processes on the database, unless it lets go first (its answer stored): a process killed
+    /// mid-call keeps the others waiting at most this long.
+    public var flightLease = Duration.seconds(30)
 
     public init() {}
 }
@@ -35,6 +39,8 @@ public final class ServeEngine: Sendable {
     private let demand = Mutex<[String: Int]>([:])
     private let normalizer = FilmNormalizer()
     private let memo: AnswerMemo
+    /// Who this process is among the serve processes holding flights on the database.
+    private let holder = Int.random(in: Int.min..<0)
 
     /// An endpoint over `store` accepting `tokens`, asking OMDb through `transport` as
     /// `configuration` says (key, base URL, limits, freshness).
@@ -280,13 +286,43 @@ public final class ServeEngine: Sendable {
         }
         if leads {
             Task { [self] in
-                let resolution = await fetch()
+                let resolution = await holdingFlight(key, fetch)
                 // Stored before the flight ends, so a request after it finds the answer in the cache.
                 flights.withLock { _ = $0.removeValue(forKey: key) }
                 flight.finish(resolution)
             }
         }
         return await flight.wait(deadline: settings.requestDeadline)
+    }
+
+    /// Runs `fetch` holding `key` among the serve processes on the database: while another holds
+    /// it, waits until it lets go (its answer stored) or its lease passes. `fetch` reads the cache
+    /// first, so it finds what the other stored and asks OMDb for nothing.
+    private func holdingFlight(
+        _ key: String, _ fetch: @escaping @Sendable () async -> ServeResolution
+    ) async -> ServeResolution {
+        // A long query is held by its digest: a key stays short enough for any index.
+        let claimKey = "serve:" + (key.utf8.count <= 200 ? key : SHA256.hex(Array(key.utf8)))
+        var pause = Duration.milliseconds(10)
+        while true {
+            do {
+                if try await store.claimFlight(claimKey, holder: holder, lease: settings.flightLease) { break }
+            } catch {
+                logger.warning(
+                    "other serve processes could not be asked whether they fetch this; fetching",
+                    metadata: ["error": "\(error)"])
+                return await fetch()
+            }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(200))
+        }
+        let resolution = await fetch()
+        do {
+            try await store.releaseFlight(claimKey, holder: holder)
+        } catch {
+            logger.warning("a flight could not be let go; it ends with its lease", metadata: ["error": "\(error)"])
+        }
+        return resolution
     }
 
     private func write(_ batch: WriteBatch) async {

@@ -117,6 +117,13 @@ public protocol WorkClaims: Sendable {
     func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError) -> ClaimOutcome
     /// Ends every lease `runID` holds.
     func releaseClaims(runID: Int) async throws(StoreError)
+    /// Takes `key` (a film or query `serve` is about to ask OMDb) for the serve process `holder`
+    /// (a negative number, never a run's) for `lease`, unless another holder's lease on it is live;
+    /// whether taken. So the processes serving one database ask OMDb once a key between them. Where
+    /// one process at a time writes the database, every key is taken.
+    func claimFlight(_ key: String, holder: Int, lease: Duration) async throws(StoreError) -> Bool
+    /// Ends `holder`'s lease on `key`, if it still holds it.
+    func releaseFlight(_ key: String, holder: Int) async throws(StoreError)
 }
 
 /// What a claim got: the IDs granted, and those some run has answered since the plan. The IDs
