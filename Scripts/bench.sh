@@ -20,7 +20,7 @@
 #           the whole warm into PostgreSQL vs into SQLite; 1, 2 and 4 warms at once sharing one plan
 #           (films/s, duplicate calls from nginx's log of that section's requests); `filmcache plan` of a
 #           BENCH_PG_PLAN_IDS (100000) worklist over a BENCH_PG_PLAN_ROWS (1000000) PostgreSQL cache
-# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
+# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32). BENCH_ONLY=pg runs only the PostgreSQL sections.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 films=${BENCH_FILMS:-20000}
@@ -111,6 +111,32 @@ pairs = [tuple(map(float, p.split(":"))) for p in sys.argv[1:]]
 print(int(statistics.median(a for a, _ in pairs)), int(statistics.median(b for _, b in pairs)),
       f"{statistics.median(b / a for a, b in pairs):.2f}")' "$@"
 }
+# A worklist of $2 IDs over a cache of $1 films (tt00000001…): nine in ten cached, the rest not; into $3.
+plan_worklist() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import random, sys
+rows, n, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+r = random.Random(5)
+known = r.sample(range(1, rows + 1), min(rows, n * 9 // 10))
+ids = [f"tt{i:08d}" for i in known] + [f"tt{rows + 1 + i:08d}" for i in range(n - len(known))]
+r.shuffle(ids)
+open(out, "w").write("\n".join(ids) + "\n")
+PY
+}
+# Three runs of `filmcache plan` of worklist $2 over the cache $1: wall time, peak RSS, what it found.
+plan_runs() {
+  for run in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o "$work/plan-time.txt" "$bin/filmcache" plan --db "$1" --json "$2" >"$work/plan.json"
+    read -r plan_s plan_kb <"$work/plan-time.txt"
+    printf '  run %d: filmcache plan %s s wall, peak RSS %d MB (considered %s, fresh %s, due %s)\n' "$run" "$plan_s" \
+      $((plan_kb / 1024)) "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["considered"])' "$work/plan.json")" \
+      "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fresh"])' "$work/plan.json")" \
+      "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["toFetch"] + d["deferred"])' "$work/plan.json")"
+  done
+}
+
+# BENCH_ONLY=pg runs only the PostgreSQL sections (with the corpus and nginx they read).
+if [ "${BENCH_ONLY:-}" != pg ]; then
 
 echo
 echo "== fetch: $count URLs, $inflight in flight, nginx on 127.0.0.1 =="
@@ -209,29 +235,6 @@ plan_ids=${BENCH_PLAN_IDS:-100000}
 echo
 echo "== plan: a $plan_ids-ID worklist over a $plan_rows-row cache (goal < 2 s) =="
 "$bin/filmcache-bench" fill --db "$work/plan.sqlite" --rows "$plan_rows" | sed 's/^/  /'
-# A worklist of $2 IDs over a cache of $1 films (tt00000001…): nine in ten cached, the rest not; into $3.
-plan_worklist() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import random, sys
-rows, n, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-r = random.Random(5)
-known = r.sample(range(1, rows + 1), min(rows, n * 9 // 10))
-ids = [f"tt{i:08d}" for i in known] + [f"tt{rows + 1 + i:08d}" for i in range(n - len(known))]
-r.shuffle(ids)
-open(out, "w").write("\n".join(ids) + "\n")
-PY
-}
-# Three runs of `filmcache plan` of worklist $2 over the cache $1: wall time, peak RSS, what it found.
-plan_runs() {
-  for run in 1 2 3; do
-    /usr/bin/time -f "%e %M" -o "$work/plan-time.txt" "$bin/filmcache" plan --db "$1" --json "$2" >"$work/plan.json"
-    read -r plan_s plan_kb <"$work/plan-time.txt"
-    printf '  run %d: filmcache plan %s s wall, peak RSS %d MB (considered %s, fresh %s, due %s)\n' "$run" "$plan_s" \
-      $((plan_kb / 1024)) "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["considered"])' "$work/plan.json")" \
-      "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fresh"])' "$work/plan.json")" \
-      "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["toFetch"] + d["deferred"])' "$work/plan.json")"
-  done
-}
 plan_worklist "$plan_rows" "$plan_ids" "$work/plan-ids.txt"
 plan_runs "$work/plan.sqlite" "$work/plan-ids.txt"
 
@@ -316,6 +319,7 @@ while [ "$done_requests" -lt "$serve_requests" ]; do
   printf '    %9d requests: %6d KB\n' "$done_requests" "$(ps -o rss= -p "$serve_pid")"
 done
 kill -TERM "$serve_pid"; wait "$serve_pid" || true
+fi # BENCH_ONLY
 
 if [ "${BENCH_PG:-1}" = 0 ]; then
   echo

@@ -80,8 +80,9 @@ extension PostgresBackend {
 
     /// Claims for `runID` those of `ids` no live lease holds and no run answered since `plannedAt`
     /// (a film fetched, a negative answer or an alias recorded at or after it, to the second), and
-    /// renews the leases `runID` holds (those with under two thirds of `lease` left) and the run's
-    /// own; the IDs granted, in the order asked.
+    /// renews the run's own lease; the IDs granted, in the order asked. With no `ids`, renews the
+    /// leases `runID` holds instead (those with under two thirds of `lease` left): the run does
+    /// that every third of its lease, and a claim need not scan the run's leases too.
     ///
     /// Rows another claimer holds locked right now are skipped, not waited for (`SKIP LOCKED`): of
     /// two runs claiming the same IDs at once, each gets those the other did not. New rows go in in
@@ -102,7 +103,11 @@ extension PostgresBackend {
             do {
                 // One statement: its own transaction, one round trip.
                 let (granted, answered) = try await withConnection { c, logger in
-                    try await Self.claim(ids, runID: runID, since: since, leaseSeconds: seconds, c, logger)
+                    guard !ids.isEmpty else {
+                        try await Self.renew(runID: runID, leaseSeconds: seconds, c, logger)
+                        return ([String](), [String]())
+                    }
+                    return try await Self.claim(ids, runID: runID, since: since, leaseSeconds: seconds, c, logger)
                 }
                 let grantedSet = Set(granted)
                 let answeredSet = Set(answered)
@@ -119,12 +124,7 @@ extension PostgresBackend {
     /// A title is claimed by its `TitleKey.claimKey` and answered once the title index has it.
     ///
     /// New rows go in first, in ID order (`added`), granted at once; the rows already there that are
-    /// free are taken (`taken`); the run's row is renewed, and its other leases that have less than
-    /// two thirds of `lease` left (or more than `lease`) are set to `lease` from now. Renewing only
-    /// those keeps each claim's cost flat as the run's claims grow, and every lease still at least
-    /// two thirds of `lease` ahead: a live run renews every third of it. A lease locked by the run's
-    /// own writer (which drops the claims of the IDs it commits) is skipped, not waited for: the
-    /// two never wait on each other in a circle.
+    /// free are taken (`taken`); the run's row is renewed.
     private static func claim(
         _ ids: [String], runID: Int, since: Date, leaseSeconds: Double, _ c: PostgresConnection, _ logger: Logger
     ) async throws -> (granted: [String], answered: [String]) {
@@ -159,14 +159,6 @@ extension PostgresBackend {
                 UPDATE claims SET run_id = \(runID), lease_until = now() + \(leaseSeconds) * interval '1 second'
                 FROM free WHERE claims.imdb_id = free.imdb_id
                 RETURNING claims.imdb_id),
-            renewed AS (
-                UPDATE claims SET lease_until = now() + \(leaseSeconds) * interval '1 second'
-                WHERE imdb_id IN (
-                    SELECT imdb_id FROM claims
-                    WHERE run_id = \(runID) AND imdb_id NOT IN (SELECT imdb_id FROM taken)
-                      AND (lease_until < now() + \(leaseSeconds * 2 / 3) * interval '1 second'
-                           OR lease_until > now() + \(leaseSeconds) * interval '1 second')
-                    FOR UPDATE SKIP LOCKED)),
             run AS (
                 UPDATE runs SET lease_until = now() + \(leaseSeconds) * interval '1 second'
                 WHERE id = \(runID) AND finished_at IS NULL)
@@ -179,6 +171,28 @@ extension PostgresBackend {
             if isGranted { granted.append(id) } else { answered.append(id) }
         }
         return (granted, answered)
+    }
+
+    /// Renews the run's row, and its leases that have less than two thirds of `lease` left (or more
+    /// than `lease`), to `lease` from now. Renewing only those keeps the renewal short, and every
+    /// lease still at least two thirds of `lease` ahead: a live run renews every third of it. A
+    /// lease locked by the run's own writer (which drops the claims of the IDs it commits) is
+    /// skipped, not waited for: the two never wait on each other in a circle.
+    private static func renew(runID: Int, leaseSeconds: Double, _ c: PostgresConnection, _ logger: Logger) async throws
+    {
+        try await c.run(
+            """
+            WITH renewed AS (
+                UPDATE claims SET lease_until = now() + \(leaseSeconds) * interval '1 second'
+                WHERE imdb_id IN (
+                    SELECT imdb_id FROM claims
+                    WHERE run_id = \(runID)
+                      AND (lease_until < now() + \(leaseSeconds * 2 / 3) * interval '1 second'
+                           OR lease_until > now() + \(leaseSeconds) * interval '1 second')
+                    FOR UPDATE SKIP LOCKED))
+            UPDATE runs SET lease_until = now() + \(leaseSeconds) * interval '1 second'
+            WHERE id = \(runID) AND finished_at IS NULL
+            """, logger)
     }
 
     /// How long before a run's plan an answer still counts as answered since the plan: far more

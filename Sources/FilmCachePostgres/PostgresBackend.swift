@@ -19,6 +19,7 @@ public final class PostgresBackend: CacheBackend {
     public let displayName: String
     /// Several warms share one plan, each claiming its part.
     public var sharesPlanBetweenWarms: Bool { true }
+    public var concurrentCommits: Int { 2 }
 
     let client: PostgresClient
     let logger: Logger

@@ -15,6 +15,7 @@ public final class SQLiteBackend: CacheBackend {
 
     public var displayName: String { store.path }
     public var sharesPlanBetweenWarms: Bool { false }
+    public var concurrentCommits: Int { 1 }
 
     /// Opens (creating and migrating unless `readOnly`) the file at `path`.
     public convenience init(path: String, logger: Logger, readOnly: Bool = false) throws(StoreError) {

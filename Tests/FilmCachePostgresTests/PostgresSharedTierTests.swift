@@ -121,8 +121,14 @@ import Testing
                 try await db.claim(["tt4"], runID: first, plannedAt: plannedAt, lease: .milliseconds(1)).granted == [
                     "tt4"
                 ])
+            // A claim renews no other lease: tt1 and tt2 still have a minute.
             try await Task.sleep(for: .milliseconds(50))
-            // The claim of tt4 renewed first's other leases for a millisecond too: all passed.
+            #expect(
+                try await db.claim(["tt1", "tt4"], runID: second, plannedAt: plannedAt, lease: .seconds(60)).granted
+                    == ["tt4"])
+            // A renewal (claiming nothing) sets first's leases to a millisecond too: all passed.
+            #expect(try await db.claim([], runID: first, plannedAt: plannedAt, lease: .milliseconds(1)).granted == [])
+            try await Task.sleep(for: .milliseconds(50))
             #expect(
                 try await db.claim(["tt1", "tt4"], runID: second, plannedAt: plannedAt, lease: .seconds(60)).granted
                     == [

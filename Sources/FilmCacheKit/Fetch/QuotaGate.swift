@@ -6,8 +6,11 @@ import Synchronization
 /// Reserving a block per ledger transaction keeps the database off the hot path. A block is
 /// the in-flight cap at first; while blocks are used up in under 50 ms (an unthrottled run)
 /// it doubles, up to 8 times the cap, so a reservation rarely waits behind a batch commit;
-/// once a block lasts over half a second it halves again. At a rate-limited pace it stays at
-/// the cap. A crash over-counts by at most one block's unsent calls; it never under-counts.
+/// once a block lasts over half a second it halves again. While a block is larger than the cap
+/// the next one is reserved when half of it is left, so no caller waits on the ledger (a
+/// reservation on a server takes a few milliseconds, in which a fast run sends a hundred calls).
+/// At a rate-limited pace it stays at the cap and reserves only when spent. A crash over-counts
+/// by at most one and a half blocks' unsent calls; it never under-counts.
 public final class QuotaGate: Sendable {
     private let store: any QuotaLedger
     /// Keeps ledger calls (new minute, new block, the final release) to one at a time.
@@ -38,6 +41,11 @@ public final class QuotaGate: Sendable {
         var waiting = 0
         var block: Int
         var lastReservation: ContinuousClock.Instant?
+        /// A block is being reserved ahead of need.
+        var reservingAhead = false
+        /// The quota day's budget had no room left when a block was asked ahead: what is reserved
+        /// is handed out, then the gate closes.
+        var spent = false
     }
 
     /// A block used up faster than this grows; one lasting longer than `slowBlock` shrinks.
@@ -81,23 +89,42 @@ public final class QuotaGate: Sendable {
     /// spent or the gate was closed.
     ///
     /// A call from the current reservation is handed out under the mutex, with no suspension;
-    /// only a new minute or a spent reservation goes to the ledger, one caller at a time. Callers
+    /// only a new minute, a spent reservation or (calls going fast) the call leaving half a block
+    /// goes to the ledger, one caller at a time. Callers
     /// waiting for the ledger are served in the order they came, and none is overtaken: while
     /// any waits, a new caller waits behind it, so calls go out in the order they were asked for.
     public func acquire() async throws(StoreError) -> Bool {
-        let fast = state.withLock { (s: inout State) -> Bool? in
-            if s.closed { return false }
-            if s.waiting == 0, take(&s) { return true }
+        let fast = state.withLock { (s: inout State) -> (taken: Bool, ahead: Bool)? in
+            if s.closed { return (false, false) }
+            if s.waiting == 0, take(&s) {
+                // Calls going fast (the block has grown): the next block is asked for while half of
+                // this one is left, so no caller waits on the ledger.
+                let ahead =
+                    s.block > smallestBlock && !s.reservingAhead && !s.spent
+                    && s.reserved - s.sentInMinute <= s.block / 2
+                if ahead { s.reservingAhead = true }
+                return (true, ahead)
+            }
             s.waiting += 1
             return nil
         }
-        if let fast { return fast }
+        if let fast {
+            // The caller taking the call at the half mark reserves the next block; the other callers
+            // go on with the half left meanwhile.
+            if fast.ahead { await reserveAhead() }
+            return fast.taken
+        }
         defer { state.withLock { $0.waiting -= 1 } }
         return try await ledgerSerial.withLock { () throws(StoreError) -> Bool in
             while true {
                 let taken = state.withLock { (s: inout State) -> Bool? in
                     if s.closed { return false }
-                    return take(&s) ? true : nil
+                    if take(&s) { return true }
+                    if s.spent {
+                        s.closed = true
+                        return false
+                    }
+                    return nil
                 }
                 if let taken { return taken }
                 try await refill()
@@ -113,9 +140,18 @@ public final class QuotaGate: Sendable {
         return true
     }
 
+    /// Reserves the next block while half of the current one is left; a failure is met again by
+    /// the caller that next needs the ledger.
+    private func reserveAhead() async {
+        await ledgerSerial.withLock {
+            try? await refill(ahead: true)
+            state.withLock { $0.reservingAhead = false }
+        }
+    }
+
     /// Moves to a new minute (giving the old one's unsent calls back) and reserves a block when the
-    /// reservation is spent; run by one caller at a time, under `ledgerSerial`.
-    private func refill() async throws(StoreError) {
+    /// reservation is spent (or, `ahead`, half spent); run by one caller at a time, under `ledgerSerial`.
+    private func refill(ahead: Bool = false) async throws(StoreError) {
         let instant = wallClock()
         let minute = QuotaDay.minute(of: instant)
         // A minute passed: what was reserved and not sent goes back to the minute (and day) it was
@@ -127,6 +163,7 @@ public final class QuotaGate: Sendable {
             if !s.day.contains(instant) {
                 s.day = quotaDay(instant)
                 s.lastReservation = nil
+                s.spent = false
             }
             s.minute = minute
             s.reserved = 0
@@ -138,7 +175,9 @@ public final class QuotaGate: Sendable {
                 rollover.unsent, key: key, day: rollover.day, minute: rollover.minute, runID: runID)
         }
         let request = state.withLock { (s: inout State) -> (block: Int, day: QuotaDay, minute: Int)? in
-            guard !s.closed, s.reserved == s.sentInMinute else { return nil }
+            guard !s.closed, !s.spent,
+                ahead ? s.reserved - s.sentInMinute <= s.block / 2 : s.reserved == s.sentInMinute
+            else { return nil }
             let at = now()
             if let last = s.lastReservation {
                 let lasted = last.duration(to: at)
@@ -157,7 +196,8 @@ public final class QuotaGate: Sendable {
             usable: usable, runID: runID)
         state.withLock { s in
             if granted == 0 {
-                s.closed = true
+                // Ahead of need, the calls still reserved are handed out first.
+                if ahead { s.spent = true } else { s.closed = true }
             } else {
                 s.reserved += granted
             }

@@ -9,28 +9,40 @@ import Foundation
 ///
 /// A commit runs in a task of its own while the store works (the SQLite backend on its own
 /// thread, PostgreSQL on the wire), so fetch workers keep normalizing and sending while it
-/// writes: one batch commits while the next one fills. A worker that fills a batch while the previous one is still committing waits for
-/// that commit, which bounds memory to two batches however long the worklist is. Commits run
-/// one at a time, in the order the batches filled. A failed commit is reported to every later
-/// `add` and `flush`, so all workers stop.
+/// writes: one batch commits while the next one fills. Up to `concurrentCommits` commits run at
+/// once (one for SQLite, which has one writer; more for a server, which works on one batch while
+/// the next is on the wire or waiting for its flush to disk). A worker that fills a batch while
+/// that many are still committing waits for the oldest, which bounds memory to
+/// `concurrentCommits + 1` batches however long the worklist is. One at a time, commits run in
+/// the order the batches filled; several at once, batches hold different IDs (a run asks for each
+/// once) and each writes its rows in ID order, so they neither wait on each other in a circle nor
+/// depend on each other's order. A failed commit is reported to every later `add` and `flush`, so
+/// all workers stop.
 actor BatchWriter {
     private let store: any FilmStore
     private let batchSize: Int
+    private let concurrentCommits: Int
     private let commitInterval: Duration
     /// Time on the job's clock, from any fixed origin.
     private let elapsed: @Sendable () -> Duration
     /// When the pending batch got its first result.
     private var batchStartedAt: Duration?
     private var batch = WriteBatch()
-    /// The commit under way, if any; it clears itself when done.
-    private var committing: Task<Void, Never>?
+    /// The commits under way, by the order they started in; each clears itself when done.
+    private var committing: [Int: Task<Void, Never>] = [:]
+    private var commitsStarted = 0
     /// The first commit that failed; nothing more is written after it.
     private var failure: StoreError?
 
-    /// A writer to `store` committing every `batchSize` results or every `commitInterval` on `clock`.
-    init(store: any FilmStore, batchSize: Int, commitInterval: Duration = .seconds(1), clock: any Clock<Duration>) {
+    /// A writer to `store` committing every `batchSize` results or every `commitInterval` on `clock`,
+    /// `concurrentCommits` commits at a time.
+    init(
+        store: any FilmStore, batchSize: Int, concurrentCommits: Int = 1, commitInterval: Duration = .seconds(1),
+        clock: any Clock<Duration>
+    ) {
         self.store = store
         self.batchSize = max(1, batchSize)
+        self.concurrentCommits = max(1, concurrentCommits)
         self.commitInterval = commitInterval
         elapsed = Self.stopwatch(clock)
     }
@@ -43,7 +55,7 @@ actor BatchWriter {
 
     /// Starts a commit of the pending batch if its oldest result has waited the commit interval.
     func tick() {
-        guard failure == nil, committing == nil, isDue else { return }
+        guard failure == nil, committing.count < concurrentCommits, isDue else { return }
         startCommit()
     }
 
@@ -75,22 +87,32 @@ actor BatchWriter {
 
     /// Commits whatever is pending and waits until every commit has finished.
     func flush() async throws(StoreError) {
-        while let committing { await committing.value }
+        await settle()
         if failure == nil, !batch.isEmpty {
             startCommit()
-            while let committing { await committing.value }
+            await settle()
         }
         if let failure { throw failure }
     }
 
+    /// Waits until no commit is under way.
+    private func settle() async {
+        while let oldest = oldestCommit { await oldest.value }
+    }
+
+    /// The commit under way that started first.
+    private var oldestCommit: Task<Void, Never>? {
+        committing.min { $0.key < $1.key }?.value
+    }
+
     /// Starts a commit of the full batch, first waiting for the one under way.
     private func commitWhenFull() async throws(StoreError) {
-        if committing == nil, isDue { startCommit() }
+        if committing.count < concurrentCommits, isDue { startCommit() }
         while batch.count >= batchSize {
             // Other workers add to the batch while this one waits; whoever finds the writer
             // free first starts the commit, and the batch it takes is what had arrived by then.
-            if let committing {
-                await committing.value
+            if committing.count >= concurrentCommits, let oldest = oldestCommit {
+                await oldest.value
                 continue
             }
             startCommit()
@@ -98,13 +120,15 @@ actor BatchWriter {
         if let failure { throw failure }
     }
 
-    /// Hands the batch to the store; `committing` is set until the transaction ends.
+    /// Hands the batch to the store; it is in `committing` until the transaction ends.
     private func startCommit() {
         let pending = batch
         batch = WriteBatch()
         batchStartedAt = nil
         let store = store
-        committing = Task {
+        let id = commitsStarted
+        commitsStarted += 1
+        committing[id] = Task {
             var result: StoreError?
             do throws(StoreError) {
                 try await store.write(pending)
@@ -112,7 +136,7 @@ actor BatchWriter {
                 result = error
             }
             if failure == nil { failure = result }
-            committing = nil
+            committing[id] = nil
         }
     }
 }

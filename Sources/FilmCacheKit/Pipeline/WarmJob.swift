@@ -129,8 +129,9 @@ public struct WarmJob: Sendable {
             usable: configuration.budget.usable, block: configuration.maxInFlight, runID: runID, wallClock: now,
             quotaDay: { [configuration] in configuration.quotaDay(containing: $0) })
         let writer = BatchWriter(
-            store: store, batchSize: configuration.batchSize, commitInterval: configuration.commitInterval,
-            clock: clock)
+            store: store, batchSize: configuration.batchSize,
+            concurrentCommits: store.concurrentCommits,
+            commitInterval: configuration.commitInterval, clock: clock)
         let tally = WarmTally()
         let shared = store.sharesPlanBetweenWarms
         let queue = WorkQueue(
@@ -237,8 +238,8 @@ public struct WarmJob: Sendable {
         return summary
     }
 
-    /// How this run claims its share of a plan other warms share: chunks of four times the
-    /// in-flight cap, and a pause before asking again for IDs another run holds: 0.2 seconds,
+    /// How this run claims its share of a plan other warms share: chunks of sixteen times the
+    /// in-flight cap (a claim costs the server a statement and a commit, so fewer and larger), and a pause before asking again for IDs another run holds: 0.2 seconds,
     /// doubling while nothing new is granted, up to a quarter lease (0.2 to 5 seconds).
     private static func claimer<C: Clock>(
         store: any CacheBackend, runID: Int, plannedAt: Date, configuration: WarmConfiguration, stop: WarmStop,
@@ -247,7 +248,7 @@ public struct WarmJob: Sendable {
         let lease = configuration.claimLease
         let longest = min(max(lease / 4, .milliseconds(200)), .seconds(5))
         return WorkQueue.Claimer(
-            chunk: min(1024, max(16, configuration.maxInFlight * 4)),
+            chunk: min(1024, max(16, configuration.maxInFlight * 16)),
             claim: { ids async throws(StoreError) in
                 try await store.claim(ids, runID: runID, plannedAt: plannedAt, lease: lease)
             },

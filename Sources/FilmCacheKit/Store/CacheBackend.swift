@@ -112,8 +112,9 @@ public protocol PosterIndex: Sendable {
 public protocol WorkClaims: Sendable {
     /// Claims those of `ids` (IDs, or titles by `TitleKey.claimKey`) no live lease of another run
     /// holds and no run has answered since `plannedAt`, for `runID`, for `lease`. Claiming also
-    /// renews the run's own lease, and those of its other leases with under two thirds of `lease`
-    /// left. A write that answers an ID or title ends its claim.
+    /// renews the run's own lease; claiming no IDs renews those of its claims with under two thirds
+    /// of `lease` left instead (a live run does so every third of its lease). A write that answers
+    /// an ID or title ends its claim.
     func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError) -> ClaimOutcome
     /// Ends every lease `runID` holds.
     func releaseClaims(runID: Int) async throws(StoreError)
@@ -149,6 +150,9 @@ public protocol CacheBackend: FilmStore, PlanStore, QuotaLedger, RunHistory, Pos
     /// Whether several warms may write the database at once (each claiming its share of the plan);
     /// `false` means one warm at a time, under the run lock.
     var sharesPlanBetweenWarms: Bool { get }
+    /// How many batches a warm commits at once: one where a single connection writes; two where a
+    /// server works on one batch while the next is on the wire or waiting for its flush to disk.
+    var concurrentCommits: Int { get }
     /// The schema version of the database.
     func schemaVersion() async throws(StoreError) -> Int
     /// Closes connections; the backend is not used after.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FilmCacheKit
@@ -41,5 +42,60 @@ struct BatchWriterTests {
         clock.advance(by: .seconds(2))
         try await writer.add(SampleFilms.film("tt0120338"))
         #expect(try await waitForFilms(2, in: store) == 2)
+    }
+
+    /// Batches fill faster than they commit: at most `concurrentCommits` commits run at once, as
+    /// many as that do, and every film lands by the flush.
+    @Test(arguments: [1, 2])
+    func commitsOverlapUpToTheirLimitAndAllLand(_ concurrentCommits: Int) async throws {
+        let dir = TemporaryDirectory()
+        let store = try CacheStore(path: dir.file("cache.sqlite"), logger: SampleFilms.logger)
+        let slow = SlowWrites(SQLiteBackend(store: store))
+        let writer = BatchWriter(
+            store: slow, batchSize: 4, concurrentCommits: concurrentCommits, commitInterval: .seconds(60),
+            clock: ContinuousClock())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for n in 0..<5 { try await writer.add(SampleFilms.film(String(format: "tt%07d", worker * 10 + n))) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await writer.flush()
+        #expect(try store.filmCount() == 40)
+        #expect(slow.mostAtOnce == concurrentCommits)
+    }
+}
+
+/// A store whose writes take 20 ms, counting how many run at once.
+private final class SlowWrites: FilmStore {
+    private let store: any FilmStore
+    private let counts = Mutex((now: 0, most: 0))
+
+    init(_ store: any FilmStore) { self.store = store }
+
+    var mostAtOnce: Int { counts.withLock { $0.most } }
+
+    func write(_ batch: WriteBatch) async throws(StoreError) {
+        counts.withLock { counts in
+            counts.now += 1
+            counts.most = max(counts.most, counts.now)
+        }
+        try? await Task.sleep(for: .milliseconds(20))
+        defer { counts.withLock { $0.now -= 1 } }
+        try await store.write(batch)
+    }
+
+    func film(_ imdbID: String) async throws(StoreError) -> IMDBFilm? { try await store.film(imdbID) }
+    func lookup(_ imdbID: String) async throws(StoreError) -> LookupEntry? { try await store.lookup(imdbID) }
+    func aliasTarget(of imdbID: String) async throws(StoreError) -> String? { try await store.aliasTarget(of: imdbID) }
+    func filmCount() async throws(StoreError) -> Int { try await store.filmCount() }
+    func states(of ids: [String]) async throws(StoreError) -> [CachedState] { try await store.states(of: ids) }
+    func importFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts {
+        try await store.importFilms(films)
+    }
+    func films(after afterID: String, limit: Int, since: Date?) async throws(StoreError) -> [IMDBFilm] {
+        try await store.films(after: afterID, limit: limit, since: since)
     }
 }

@@ -108,25 +108,49 @@ import Testing
             store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 10_000, usable: 10_000, block: 8,
             wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" },
             now: { start + elapsed.withLock { $0 } })
-        /// Takes a whole block `pace` after the last one; returns how many calls the ledger grew by.
-        func block(after pace: Duration) async throws -> Int {
-            let before = try store.ledger(key: "ab12", day: "2026-11-21")?.used ?? 0
-            elapsed.withLock { $0 += pace }
-            #expect(try await gate.acquire())
-            let after = try store.ledger(key: "ab12", day: "2026-11-21")?.used ?? 0
-            for _ in 1..<(after - before) { #expect(try await gate.acquire()) }
-            return after - before
+        var used = 0
+        var taken = 0
+        /// Takes `count` calls `pace` apart; returns each reservation's size, and the calls still
+        /// unsent (reserved before it, not yet taken) when it was made.
+        func take(_ count: Int, pace: Duration) async throws -> [(size: Int, left: Int)] {
+            var reservations: [(size: Int, left: Int)] = []
+            for _ in 0..<count {
+                elapsed.withLock { $0 += pace }
+                let before = used
+                #expect(try await gate.acquire())
+                taken += 1
+                used = try store.ledger(key: "ab12", day: "2026-11-21")?.used ?? 0
+                if used > before { reservations.append((used - before, before - (taken - 1))) }
+            }
+            return reservations
         }
-        // Fast: 8, then doubling up to 8 times the cap.
-        var fast: [Int] = []
-        for pace in [0, 10, 10, 10, 10, 10] { fast.append(try await block(after: .milliseconds(pace))) }
-        #expect(fast == [8, 16, 32, 64, 64, 64])
-        // A block in between keeps its size; slow ones halve it back to the cap, never below.
-        var slow: [Int] = []
-        for pace in [200, 900, 900, 900, 900] { slow.append(try await block(after: .milliseconds(pace))) }
-        #expect(slow == [64, 32, 16, 8, 8])
+        // Fast: 8, then doubling up to 8 times the cap; once grown, each next block is reserved
+        // while half the last one is left, so no call waits for the ledger.
+        let fast = try await take(8 + 16 + 32 + 64 * 3, pace: .microseconds(100))
+        // (`left` counts the call that asked for the next block.)
+        #expect(fast.map(\.size) == [8, 16, 32, 64, 64, 64, 64])
+        #expect(fast.map(\.left) == [0, 0, 9, 17, 33, 33, 33])
+        // Slow ones halve it back to the cap, never below; at the cap a block is reserved when spent.
+        let slow = try await take(64 + 32 + 16 + 8 * 3, pace: .milliseconds(40))
+        #expect(slow.map(\.size) == [32, 16, 8, 8, 8])
+        #expect(slow.map(\.left) == [33, 17, 9, 0, 0])
         try await gate.finish()
-        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8 + 16 + 32 + 64 * 4 + 32 + 16 + 8 + 8)
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == taken)
+    }
+
+    @Test func aBlockAskedAheadWhenTheDayHasNoRoomLeftStillHandsOutWhatIsReserved() async throws {
+        let store = try CacheStore(path: dir.file("ahead.sqlite"), logger: SampleFilms.logger)
+        let gate = QuotaGate(
+            store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 100, usable: 24, block: 8,
+            wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" },
+            now: { ContinuousClock.now })
+        var granted = 0
+        while try await gate.acquire() { granted += 1 }
+        // 8, then 16 (calls going fast): the last 16 asked ahead found no room, and every one
+        // reserved was still handed out.
+        #expect(granted == 24)
+        try await gate.finish()
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 24)
     }
 
     @Test func aGateCrossingMidnightChargesEachCallToTheDayItIsTakenOn() async throws {
