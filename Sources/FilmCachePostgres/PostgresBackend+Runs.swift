@@ -80,7 +80,8 @@ extension PostgresBackend {
 
     /// Claims for `runID` those of `ids` no live lease holds and no run answered since `plannedAt`
     /// (a film fetched, a negative answer or an alias recorded at or after it, to the second), and
-    /// renews the run's own lease; the IDs granted, in the order asked. With no `ids`, renews the
+    /// renews the run's own lease; the IDs granted, in the order asked, and those answered (of the
+    /// IDs no live lease of another run holds). With no `ids`, renews the
     /// leases `runID` holds instead (those with under two thirds of `lease` left): the run does
     /// that every third of its lease, and a claim need not scan the run's leases too.
     ///
@@ -101,7 +102,6 @@ extension PostgresBackend {
         var attempt = 0
         while true {
             do {
-                // One statement: its own transaction, one round trip.
                 let (granted, answered) = try await withConnection { c, logger in
                     guard !ids.isEmpty else {
                         try await Self.renew(runID: runID, leaseSeconds: seconds, c, logger)
@@ -120,38 +120,30 @@ extension PostgresBackend {
         }
     }
 
-    /// The claim as one statement, so one snapshot says both what is granted and what was answered.
-    /// A title is claimed by its `TitleKey.claimKey` and answered once the title index has it.
+    /// The claim, then the check of what it granted, each a statement of its own.
     ///
-    /// New rows go in first, in ID order (`added`), granted at once; the rows already there that are
-    /// free are taken (`taken`); the run's row is renewed.
+    /// The claim: new rows go in first, in ID order (`added`), granted at once; the rows already
+    /// there that are free are taken (`taken`); the run's row is renewed.
+    ///
+    /// The check runs on a snapshot taken after the claim: a row another run was deleting as it
+    /// committed the ID's answer makes the claim's insert wait for that commit and then go in, on
+    /// the claim's older snapshot, which does not show the answer. The check's does, and the claims
+    /// of IDs answered since the plan are let go again. A title is claimed by its
+    /// `TitleKey.claimKey` and answered once the title index has it.
     private static func claim(
         _ ids: [String], runID: Int, since: Date, leaseSeconds: Double, _ c: PostgresConnection, _ logger: Logger
     ) async throws -> (granted: [String], answered: [String]) {
-        var granted: [String] = []
-        var answered: [String] = []
-        for row in try await c.rows(
+        let granted = try await c.rows(
             """
             WITH asked AS (SELECT DISTINCT id FROM unnest(\(ids)::text[]) AS asked(id)),
-            answered AS (
-                SELECT id FROM asked
-                WHERE EXISTS (SELECT 1 FROM films AS f WHERE f.imdb_id = asked.id AND f.fetched_at >= \(since))
-                   OR EXISTS (SELECT 1 FROM lookups AS l WHERE l.imdb_id = asked.id AND l.last_attempt_at >= \(since))
-                   OR EXISTS (SELECT 1 FROM aliases AS a WHERE a.asked_id = asked.id AND a.recorded_at >= \(since))
-                   OR EXISTS (
-                       SELECT 1 FROM titles AS t
-                       WHERE asked.id LIKE 't:%' AND t.year::text = split_part(asked.id, ':', 2)
-                         AND t.type = split_part(asked.id, ':', 3) AND t.title_key = split_part(asked.id, ':', 4)
-                         AND t.resolved_at >= \(since))),
-            open AS (SELECT id FROM asked EXCEPT SELECT id FROM answered),
             added AS (
                 INSERT INTO claims (imdb_id, run_id, lease_until)
-                SELECT id, \(runID), now() + \(leaseSeconds) * interval '1 second' FROM open ORDER BY id
+                SELECT id, \(runID), now() + \(leaseSeconds) * interval '1 second' FROM asked ORDER BY id
                 ON CONFLICT DO NOTHING
                 RETURNING imdb_id),
             free AS (
                 SELECT c.imdb_id FROM claims AS c
-                WHERE c.imdb_id IN (SELECT id FROM open)
+                WHERE c.imdb_id IN (SELECT id FROM asked)
                   AND (c.lease_until IS NULL OR c.lease_until < now() OR c.run_id = \(runID))
                 ORDER BY c.imdb_id
                 FOR UPDATE OF c SKIP LOCKED),
@@ -162,15 +154,30 @@ extension PostgresBackend {
             run AS (
                 UPDATE runs SET lease_until = now() + \(leaseSeconds) * interval '1 second'
                 WHERE id = \(runID) AND finished_at IS NULL)
-            SELECT imdb_id, true FROM added
-            UNION ALL SELECT imdb_id, true FROM taken
-            UNION ALL SELECT id, false FROM answered
-            """, logger)
-        {
-            let (id, isGranted) = try row.decode((String, Bool).self)
-            if isGranted { granted.append(id) } else { answered.append(id) }
-        }
-        return (granted, answered)
+            SELECT imdb_id FROM added
+            UNION ALL SELECT imdb_id FROM taken
+            """, logger
+        ).map { try $0.decode(String.self) }
+        guard !granted.isEmpty else { return ([], []) }
+        let answered = try await c.rows(
+            """
+            WITH answered AS (
+                SELECT id FROM unnest(\(granted)::text[]) AS asked(id)
+                WHERE EXISTS (SELECT 1 FROM films AS f WHERE f.imdb_id = asked.id AND f.fetched_at >= \(since))
+                   OR EXISTS (SELECT 1 FROM lookups AS l WHERE l.imdb_id = asked.id AND l.last_attempt_at >= \(since))
+                   OR EXISTS (SELECT 1 FROM aliases AS a WHERE a.asked_id = asked.id AND a.recorded_at >= \(since))
+                   OR EXISTS (
+                       SELECT 1 FROM titles AS t
+                       WHERE asked.id LIKE 't:%' AND t.year::text = split_part(asked.id, ':', 2)
+                         AND t.type = split_part(asked.id, ':', 3) AND t.title_key = split_part(asked.id, ':', 4)
+                         AND t.resolved_at >= \(since))),
+            released AS (
+                DELETE FROM claims AS c USING answered WHERE c.imdb_id = answered.id AND c.run_id = \(runID))
+            SELECT id FROM answered
+            """, logger
+        ).map { try $0.decode(String.self) }
+        let late = Set(answered)
+        return (granted.filter { !late.contains($0) }, answered)
     }
 
     /// Renews the run's row, and its leases that have less than two thirds of `lease` left (or more

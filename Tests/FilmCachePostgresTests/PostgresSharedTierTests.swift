@@ -173,6 +173,47 @@ import Testing
         }
     }
 
+    /// Another run commits an ID's answer (dropping its claim) while this run claims the ID: the
+    /// claim's insert waits for that commit and goes in, and the answer it could not see on its own
+    /// snapshot is found by the check after it. (Four warms sharing a plan asked 1,280 IDs twice
+    /// before the check.)
+    @Test func aClaimMadeWhileAnotherRunCommitsTheIDsAnswerFindsItAnswered() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            let plannedAt = Date()
+            let first = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            let second = try await db.beginRun(startedAt: plannedAt, key: "ab12")
+            #expect(
+                try await db.claim(["tt0000001"], runID: first, plannedAt: plannedAt, lease: .seconds(60)).granted
+                    == ["tt0000001"])
+            // The first run's commit, held open two seconds: the answer (an alias) and its claim dropped.
+            let committing = Task.detached {
+                try database.sql(
+                    """
+                    BEGIN;
+                    INSERT INTO aliases (asked_id, imdb_id, recorded_at) VALUES ('tt0000001', 'tt0000002', now());
+                    DELETE FROM claims WHERE imdb_id = 'tt0000001';
+                    SELECT pg_sleep(2);
+                    COMMIT;
+                    """)
+            }
+            // The commit holds the claim's row once its DELETE ran.
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline,
+                try database.sql(
+                    "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(2)%' AND state = 'active'"
+                        + " AND pid <> pg_backend_pid()") == "0"
+            {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let outcome = try await db.claim(["tt0000001"], runID: second, plannedAt: plannedAt, lease: .seconds(60))
+            _ = try await committing.value
+            #expect(outcome.granted == [])
+            #expect(outcome.answered == ["tt0000001"])
+            #expect(try database.sql("SELECT count(*) FROM claims") == "0")
+        }
+    }
+
     @Test func anIDAnsweredSincePlanningIsGrantedToNobody() async throws {
         let database = try Scratch.database()
         try await database.withBackend { db in
