@@ -50,7 +50,7 @@ struct BatchWriterTests {
     func commitsOverlapUpToTheirLimitAndAllLand(_ concurrentCommits: Int) async throws {
         let dir = TemporaryDirectory()
         let store = try CacheStore(path: dir.file("cache.sqlite"), logger: SampleFilms.logger)
-        let slow = SlowWrites(SQLiteBackend(store: store))
+        let slow = SlowWrites(SQLiteBackend(store: store), until: concurrentCommits)
         let writer = BatchWriter(
             store: slow, batchSize: 4, concurrentCommits: concurrentCommits, commitInterval: .seconds(60),
             clock: ContinuousClock())
@@ -68,12 +68,16 @@ struct BatchWriterTests {
     }
 }
 
-/// A store whose writes take 20 ms, counting how many run at once.
+/// A store whose writes each wait until `until` run at once (at most ten seconds), counting how many do.
 private final class SlowWrites: FilmStore {
     private let store: any FilmStore
+    private let until: Int
     private let counts = Mutex((now: 0, most: 0))
 
-    init(_ store: any FilmStore) { self.store = store }
+    init(_ store: any FilmStore, until: Int) {
+        self.store = store
+        self.until = until
+    }
 
     var mostAtOnce: Int { counts.withLock { $0.most } }
 
@@ -82,7 +86,10 @@ private final class SlowWrites: FilmStore {
             counts.now += 1
             counts.most = max(counts.most, counts.now)
         }
-        try? await Task.sleep(for: .milliseconds(20))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while counts.withLock({ $0.most }) < until, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         defer { counts.withLock { $0.now -= 1 } }
         try await store.write(batch)
     }
