@@ -46,6 +46,9 @@ public final class QuotaGate: Sendable {
         /// The quota day's budget had no room left when a block was asked ahead: what is reserved
         /// is handed out, then the gate closes.
         var spent = false
+
+        /// Whether half the current block or less is left to hand out.
+        var halfSpent: Bool { reserved - sentInMinute <= block / 2 }
     }
 
     /// A block used up faster than this grows; one lasting longer than `slowBlock` shrinks.
@@ -99,9 +102,7 @@ public final class QuotaGate: Sendable {
             if s.waiting == 0, take(&s) {
                 // Calls going fast (the block has grown): the next block is asked for while half of
                 // this one is left, so no caller waits on the ledger.
-                let ahead =
-                    s.block > smallestBlock && !s.reservingAhead && !s.spent
-                    && s.reserved - s.sentInMinute <= s.block / 2
+                let ahead = s.block > smallestBlock && !s.reservingAhead && !s.spent && s.halfSpent
                 if ahead { s.reservingAhead = true }
                 return (true, ahead)
             }
@@ -176,7 +177,7 @@ public final class QuotaGate: Sendable {
         }
         let request = state.withLock { (s: inout State) -> (block: Int, day: QuotaDay, minute: Int)? in
             guard !s.closed, !s.spent,
-                ahead ? s.reserved - s.sentInMinute <= s.block / 2 : s.reserved == s.sentInMinute
+                ahead ? s.halfSpent : s.reserved == s.sentInMinute
             else { return nil }
             let at = now()
             if let last = s.lastReservation {

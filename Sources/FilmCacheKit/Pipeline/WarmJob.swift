@@ -239,7 +239,8 @@ public struct WarmJob: Sendable {
     }
 
     /// How this run claims its share of a plan other warms share: chunks of sixteen times the
-    /// in-flight cap (a claim costs the server a statement and a commit, so fewer and larger), and a pause before asking again for IDs another run holds: 0.2 seconds,
+    /// in-flight cap (a claim costs the server statements and a commit, so fewer and larger), and
+    /// a pause before asking again for IDs another run holds: 0.2 seconds,
     /// doubling while nothing new is granted, up to a quarter lease (0.2 to 5 seconds).
     private static func claimer<C: Clock>(
         store: any CacheBackend, runID: Int, plannedAt: Date, configuration: WarmConfiguration, stop: WarmStop,

@@ -299,7 +299,7 @@ public final class ServeEngine: Sendable {
     /// it, waits until it lets go (its answer stored) or its lease passes. `fetch` reads the cache
     /// first, so it finds what the other stored and asks OMDb for nothing.
     private func holdingFlight(
-        _ key: String, _ fetch: @escaping @Sendable () async -> ServeResolution
+        _ key: String, _ fetch: @Sendable () async -> ServeResolution
     ) async -> ServeResolution {
         // A long query is held by its digest: a key stays short enough for any index.
         let claimKey = "serve:" + (key.utf8.count <= 200 ? key : SHA256.hex(Array(key.utf8)))
