@@ -5,38 +5,47 @@ import PostgresNIO
 /// Films, negative answers, aliases and title answers: the same statements as the SQLite store's
 /// (`CacheStore.write` and its neighbours), in PostgreSQL's dialect.
 extension PostgresBackend {
-    /// Writes `batch` in one transaction, one statement per table (per round where an ID comes
-    /// twice; see `Array.rounds(by:)`), in the order `CacheStore.write` writes them.
+    /// Writes `batch` atomically, one statement per table (per round where an ID comes twice; see
+    /// `Array.rounds(by:)`), in the order `CacheStore.write` writes them; the deletes that follow
+    /// an upsert (the answers a film clears, the claims of every ID answered) go in the same
+    /// statement as data-modifying `WITH` parts. A batch of films alone, the common one, is then a
+    /// single statement, which needs no `BEGIN` and `COMMIT` around it: one round trip.
     public func write(_ batch: WriteBatch) async throws(StoreError) {
         guard !batch.isEmpty else { return }
-        let filmSQL = filmSQL
-        try await transaction { c, logger in
-            for round in batch.films.rounds(by: \.imdbID) {
-                // In ID order, so two writers of the same films never wait on each other in a circle.
-                try await c.run(filmSQL.upsert(round.sorted { $0.imdbID < $1.imdbID }), logger)
-            }
-            if !batch.films.isEmpty {
-                try await Self.clearAnswered(batch.films.map(\.imdbID), c, logger)
-            }
-            for round in batch.aliases.rounds(by: \.askedID) {
-                try await c.run(Self.upsertAliases(round), logger)
-            }
-            if !batch.aliases.isEmpty {
-                try await c.run("DELETE FROM lookups WHERE imdb_id = ANY(\(batch.aliases.map(\.askedID)))", logger)
-            }
-            for round in batch.titles.rounds(by: \.key) {
-                try await c.run(Self.upsertTitles(round), logger)
-            }
-            for round in batch.lookups.rounds(by: \.imdbID) {
-                try await c.run(Self.upsertLookups(round), logger)
-            }
-            // An ID answered needs no claim: no run is granted it again (see `claim`). Dropping the
-            // claim here keeps a run's claims to its IDs in flight, and so each claim's renewal short.
-            let answered =
-                batch.films.map(\.imdbID) + batch.aliases.map(\.askedID) + batch.lookups.map(\.imdbID)
-                + batch.titles.map(\.key.claimKey)
-            if !answered.isEmpty {
-                try await c.run("DELETE FROM claims WHERE imdb_id = ANY(\(answered))", logger)
+        // Each statement with the deletes that go with it.
+        var statements: [(query: PostgresQuery, deletes: [RowDelete])] = []
+        for (index, round) in batch.films.rounds(by: \.imdbID).enumerated() {
+            // In ID order, so two writers of the same films never wait on each other in a circle.
+            let upsert = filmSQL.upsert(round.sorted { $0.imdbID < $1.imdbID })
+            // Films that arrived clear their IDs' negative answers, and their IDs stop being aliases.
+            statements.append((upsert, index > 0 ? [] : Self.answeredBy(batch.films.map(\.imdbID))))
+        }
+        for (index, round) in batch.aliases.rounds(by: \.askedID).enumerated() {
+            // An ID that turned out an alias has no negative answer.
+            statements.append(
+                (
+                    Self.upsertAliases(round),
+                    index > 0 ? [] : [RowDelete("lookups", "imdb_id", batch.aliases.map(\.askedID))]
+                ))
+        }
+        for round in batch.titles.rounds(by: \.key) {
+            statements.append((Self.upsertTitles(round), []))
+        }
+        for round in batch.lookups.rounds(by: \.imdbID) {
+            statements.append((Self.upsertLookups(round), []))
+        }
+        // An ID answered needs no claim: no run is granted it again (see `claim`). Dropping the
+        // claim here keeps a run's claims to its IDs in flight, and so each claim's renewal short.
+        let answered =
+            batch.films.map(\.imdbID) + batch.aliases.map(\.askedID) + batch.lookups.map(\.imdbID)
+            + batch.titles.map(\.key.claimKey)
+        statements[statements.count - 1].deletes.append(RowDelete("claims", "imdb_id", answered))
+        let all = statements.map { $0.query.deleting($0.deletes) }
+        if all.count == 1 {
+            try await withConnection { c, logger in try await c.run(all[0], logger) }
+        } else {
+            try await transaction { c, logger in
+                for statement in all { try await c.run(statement, logger) }
             }
         }
     }
@@ -101,10 +110,19 @@ extension PostgresBackend {
                 """, binds: rows.binds)
     }
 
+    /// What films of `ids` that arrived clear: their IDs' negative answers, and their IDs as aliases.
+    static func answeredBy(_ ids: [String]) -> [RowDelete] {
+        [RowDelete("lookups", "imdb_id", ids), RowDelete("aliases", "asked_id", ids)]
+    }
+
     /// Films that arrived clear their IDs' negative answers, and their IDs stop being aliases.
     static func clearAnswered(_ ids: [String], _ c: PostgresConnection, _ logger: Logger) async throws {
-        try await c.run("DELETE FROM lookups WHERE imdb_id = ANY(\(ids))", logger)
-        try await c.run("DELETE FROM aliases WHERE asked_id = ANY(\(ids))", logger)
+        for delete in answeredBy(ids) {
+            try await c.run(
+                PostgresQuery(
+                    unsafeSQL: "DELETE FROM \(delete.table) WHERE \(delete.column) = ANY($1::text[])",
+                    binds: binds(delete.ids)), logger)
+        }
     }
 
     public func film(_ imdbID: String) async throws(StoreError) -> IMDBFilm? {
@@ -133,10 +151,10 @@ extension PostgresBackend {
         }
     }
 
-    /// One text bind.
-    static func binds(_ text: String) -> PostgresBindings {
+    /// One bind.
+    static func binds(_ value: some PostgresNonThrowingEncodable) -> PostgresBindings {
         var binds = PostgresBindings()
-        binds.append(text)
+        binds.append(value)
         return binds
     }
 
@@ -192,5 +210,39 @@ extension PostgresBackend {
             if !landed.isEmpty { try await Self.clearAnswered(landed, c, logger) }
             return counts
         }
+    }
+}
+
+/// A delete of the rows of `table` whose `column` is one of `ids`.
+struct RowDelete {
+    let table: String
+    let column: String
+    let ids: [String]
+
+    init(_ table: String, _ column: String, _ ids: [String]) {
+        self.table = table
+        self.column = column
+        self.ids = ids
+    }
+}
+
+extension PostgresQuery {
+    /// This statement with deletes of the rows whose `column` is one of `ids`, table by table, as
+    /// one statement: `WITH s0 AS (this), s1 AS (DELETE …) DELETE …`. Its parts run on one snapshot
+    /// and commit together; each table appears once, so no row is changed twice.
+    func deleting(_ deletes: [RowDelete]) -> PostgresQuery {
+        var query = self
+        guard !deletes.isEmpty else { return query }
+        var parts = ["s0 AS (\(sql))"]
+        for (index, delete) in deletes.enumerated() {
+            query.binds.append(delete.ids)
+            let statement = "DELETE FROM \(delete.table) WHERE \(delete.column) = ANY($\(query.binds.count)::text[])"
+            if index == deletes.count - 1 {
+                query.sql = "WITH \(parts.joined(separator: ", ")) \(statement)"
+            } else {
+                parts.append("s\(index + 1) AS (\(statement))")
+            }
+        }
+        return query
     }
 }

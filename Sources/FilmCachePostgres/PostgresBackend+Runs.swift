@@ -130,6 +130,9 @@ extension PostgresBackend {
     /// the claim's older snapshot, which does not show the answer. The check's does, and the claims
     /// of IDs answered since the plan are let go again. A title is claimed by its
     /// `TitleKey.claimKey` and answered once the title index has it.
+    ///
+    /// Each granted ID is looked up by its key, one probe per table: as `EXISTS` the server would
+    /// rather hash every answer since the plan, the whole night's films so far, for every claim.
     private static func claim(
         _ ids: [String], runID: Int, since: Date, leaseSeconds: Double, _ c: PostgresConnection, _ logger: Logger
     ) async throws -> (granted: [String], answered: [String]) {
@@ -163,14 +166,14 @@ extension PostgresBackend {
             """
             WITH answered AS (
                 SELECT id FROM unnest(\(granted)::text[]) AS asked(id)
-                WHERE EXISTS (SELECT 1 FROM films AS f WHERE f.imdb_id = asked.id AND f.fetched_at >= \(since))
-                   OR EXISTS (SELECT 1 FROM lookups AS l WHERE l.imdb_id = asked.id AND l.last_attempt_at >= \(since))
-                   OR EXISTS (SELECT 1 FROM aliases AS a WHERE a.asked_id = asked.id AND a.recorded_at >= \(since))
-                   OR EXISTS (
-                       SELECT 1 FROM titles AS t
-                       WHERE asked.id LIKE 't:%' AND t.year::text = split_part(asked.id, ':', 2)
+                WHERE (SELECT f.fetched_at FROM films AS f WHERE f.imdb_id = asked.id) >= \(since)
+                   OR (SELECT l.last_attempt_at FROM lookups AS l WHERE l.imdb_id = asked.id) >= \(since)
+                   OR (SELECT a.recorded_at FROM aliases AS a WHERE a.asked_id = asked.id) >= \(since)
+                   OR asked.id LIKE 't:%' AND (
+                       SELECT t.resolved_at FROM titles AS t
+                       WHERE t.year::text = split_part(asked.id, ':', 2)
                          AND t.type = split_part(asked.id, ':', 3) AND t.title_key = split_part(asked.id, ':', 4)
-                         AND t.resolved_at >= \(since))),
+                   ) >= \(since)),
             released AS (
                 DELETE FROM claims AS c USING answered WHERE c.imdb_id = answered.id AND c.run_id = \(runID))
             SELECT id FROM answered

@@ -350,8 +350,13 @@ private func curlHeader(
         guard length > count, zip(line.prefix(count), name.utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else {
             return nil
         }
-        return String(decoding: line.dropFirst(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The value without the blanks around it (HTTP's spaces and tabs, and the line's CR LF).
+        var value = line.dropFirst(count)
+        while let first = value.first, isBlank(first) { value = value.dropFirst() }
+        while let last = value.last, isBlank(last) { value = value.dropLast() }
+        return String(decoding: value, as: UTF8.self)
     }
+    func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
     if line.starts(with: "HTTP/".utf8) {
         transfer.retryAfter = nil
         transfer.contentType = nil
