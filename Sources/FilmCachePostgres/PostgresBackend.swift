@@ -128,6 +128,18 @@ public final class PostgresBackend: CacheBackend {
         try await withConnection { c, logger in try await PostgresSchema.version(c, logger: logger) ?? 0 }
     }
 
+    /// The tables of the cache's schema with their indexes and out-of-line values.
+    public func storedBytes() async throws(StoreError) -> Int? {
+        try await withConnection { c, logger in
+            try await c.rows(
+                """
+                SELECT coalesce(sum(pg_total_relation_size(r.oid)), 0)::bigint FROM pg_class AS r
+                WHERE r.relnamespace = current_schema()::regnamespace AND r.relkind = 'r'
+                """, logger
+            ).first?.decode(Int.self) ?? 0
+        }
+    }
+
     // MARK: - Connections
 
     /// How long closing waits for the pool's connections to end, the server answering.

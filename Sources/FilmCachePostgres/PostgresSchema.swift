@@ -259,9 +259,10 @@ enum PostgresSchema {
             if found > currentVersion {
                 throw StoreError.newerSchema(database: database, found: found, supported: currentVersion)
             }
+            var from = found
             for migration in migrations where migration.version > found {
-                logger.info(
-                    "migrating cache schema", metadata: ["from": "\(found)", "to": "\(migration.version)"])
+                logger.info("migrating cache schema", metadata: ["from": "\(from)", "to": "\(migration.version)"])
+                from = migration.version
                 for statement in migration.statements {
                     try await c.run(PostgresQuery(unsafeSQL: statement), logger)
                 }

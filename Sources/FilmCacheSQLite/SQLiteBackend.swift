@@ -65,6 +65,8 @@ public final class SQLiteBackend: CacheBackend {
         try await run { s throws(StoreError) in try s.schemaVersion() }
     }
 
+    public func storedBytes() async throws(StoreError) -> Int? { nil }
+
     // MARK: FilmStore
 
     public func write(_ batch: WriteBatch) async throws(StoreError) {

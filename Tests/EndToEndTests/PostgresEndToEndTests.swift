@@ -74,6 +74,11 @@ import Testing
             }
             #expect(try count(url, "SELECT count(*) FROM films") == 300)
             #expect(try count(url, "SELECT count(*) FROM lookups") == 2)
+            // No file to measure: the size is the server's, of the tables that hold 300 films.
+            let stats = try BuiltBinaries.run("filmcache", ["stats", "--db", url], environment: environment)
+            let line = stats.stdout.split(separator: "\n").first { $0.hasPrefix("  size ") }
+            let bytes = line?.split(separator: ": ").last?.split(separator: " ").first.flatMap { Int($0) }
+            #expect((bytes ?? 0) > 300 * 1_000 && !stats.stdout.contains("write-ahead log"), "\(stats.stdout)")
         }
     }
 

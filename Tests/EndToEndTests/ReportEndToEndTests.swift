@@ -87,12 +87,12 @@ import Testing
     /// The output with what varies from run to run masked: the database's path or URL and the file
     /// sizes (the worklist's path, which varies with the checkout, is masked by the caller).
     ///
-    /// The sizes are SQLite's (the file and its write-ahead log); PostgreSQL has no file to measure,
-    /// and prints zeros there, which the same mask covers.
+    /// The sizes line is SQLite's file and write-ahead log, or the size of PostgreSQL's tables; both
+    /// become the same line.
     static func mask(_ text: String, database: String) -> String {
         var text = text.replacingOccurrences(of: database, with: "$DB")
         text = text.replacingOccurrences(
-            of: #"(?m)^  file .*$"#, with: "  file        (sizes vary)", options: .regularExpression)
+            of: #"(?m)^  (file|size) .*$"#, with: "  file        (sizes vary)", options: .regularExpression)
         return text.replacingOccurrences(
             of: #""(databaseBytes|fileBytes|walBytes)" : [0-9]+"#, with: #""$1" : 0"#, options: .regularExpression)
     }

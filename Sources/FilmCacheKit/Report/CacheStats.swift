@@ -2,11 +2,13 @@ import Foundation
 
 /// What `filmcache stats` shows: the cache file, its census, and optionally how it covers some worklists.
 public struct CacheStats: Sendable, Equatable {
-    /// The database file.
+    /// The database file, or the URL of a database on a server.
     public var databasePath: String
     /// Whether the file exists (an absent one is reported as an empty cache, not created).
     public var databaseExists: Bool
-    /// Bytes of the database file.
+    /// Whether the database is on a server (PostgreSQL), not in a file.
+    public var onServer: Bool
+    /// Bytes of the database file; on a server, of the cache's tables with their indexes.
     public var databaseBytes: Int
     /// Bytes of its write-ahead log (`-wal`), 0 when there is none.
     public var walBytes: Int
@@ -26,7 +28,7 @@ public struct CacheStats: Sendable, Equatable {
 
     /// Takes the stats of the cache at `location` through `store` at `now`, planning `worklist` if
     /// given. A SQLite file's existence and sizes are read from disk; a PostgreSQL database, opened
-    /// already, exists and has no file.
+    /// already, exists, and the server sizes its tables.
     public static func load(
         store: any CacheBackend, location: DatabaseLocation, settings: PlanSettings, worklist: Worklist?, now: Date
     ) async throws(StoreError) -> CacheStats {
@@ -36,6 +38,7 @@ public struct CacheStats: Sendable, Equatable {
         }
         let file: String? = if case .sqlite(let path) = location { path } else { nil }
         let census = try await store.census(freshness: settings.freshness, now: now)
+        let stored = file == nil ? try await store.storedBytes() : nil
         var night: NightPlan?
         if let worklist {
             night = try await NightPlan.make(
@@ -43,7 +46,8 @@ public struct CacheStats: Sendable, Equatable {
         }
         return CacheStats(
             databasePath: location.displayName, databaseExists: file.map { files.fileExists(atPath: $0) } ?? true,
-            databaseBytes: file.map { size($0) } ?? 0, walBytes: file.map { size($0 + "-wal") } ?? 0, census: census,
+            onServer: file == nil, databaseBytes: file.map { size($0) } ?? stored ?? 0,
+            walBytes: file.map { size($0 + "-wal") } ?? 0, census: census,
             freshness: settings.freshness, currentDataVersion: FilmNormalizer.dataVersion, worklists: night, now: now)
     }
 }

@@ -10,8 +10,14 @@ public enum StatsReport {
         let c = s.census
         var out = "filmcache stats → \(s.databasePath)"
         out += s.databaseExists ? "\n" : " (no database file yet: an empty cache)\n"
-        out += "  " + TextTable.pad("file", to: 12, .left) + size(s.fileBytes) + ": database \(s.databaseBytes) bytes"
-        out += " + write-ahead log \(s.walBytes) bytes\n"
+        if s.onServer {
+            out += "  " + TextTable.pad("size", to: 12, .left) + size(s.databaseBytes)
+            out += ": \(s.databaseBytes) bytes in the cache's tables and indexes on the server\n"
+        } else {
+            out +=
+                "  " + TextTable.pad("file", to: 12, .left) + size(s.fileBytes) + ": database \(s.databaseBytes) bytes"
+            out += " + write-ahead log \(s.walBytes) bytes\n"
+        }
         out +=
             TextTable.counts(
                 [

@@ -155,6 +155,9 @@ public protocol CacheBackend: FilmStore, PlanStore, QuotaLedger, RunHistory, Pos
     var concurrentCommits: Int { get }
     /// The schema version of the database.
     func schemaVersion() async throws(StoreError) -> Int
+    /// Bytes the cache's tables and their indexes take on a server; `nil` for a file, which is
+    /// measured on disk.
+    func storedBytes() async throws(StoreError) -> Int?
     /// Closes connections; the backend is not used after.
     func close() async
 }

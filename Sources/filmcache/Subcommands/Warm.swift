@@ -20,8 +20,10 @@ extension FilmCacheCommand {
 
                 With --job FILE the job file gives worklists, database, key and every
                 setting below; flags given override it, and worklist arguments replace its
-                list. Only one warm works on a database at a time: it holds DB.lock (flock)
-                while it runs, and a second one exits 75 at once unless given --wait.
+                list. On a SQLite file one warm works at a time: it holds DB.lock (flock)
+                while it runs, and a second one exits 75 at once unless given --wait. On
+                PostgreSQL any number of warms, on any hosts, run at once: they share one
+                ledger and split the plan, each claiming the IDs it fetches.
 
                 SIGINT, SIGTERM or SIGHUP stops the run cleanly: no new request, requests in
                 flight finish and are stored, the summary is printed, exit 75. A second
