@@ -118,10 +118,7 @@ extension PostgresBackend {
     /// Films that arrived clear their IDs' negative answers, and their IDs stop being aliases.
     static func clearAnswered(_ ids: [String], _ c: PostgresConnection, _ logger: Logger) async throws {
         for delete in answeredBy(ids) {
-            try await c.run(
-                PostgresQuery(
-                    unsafeSQL: "DELETE FROM \(delete.table) WHERE \(delete.column) = ANY($1::text[])",
-                    binds: binds(delete.ids)), logger)
+            try await c.run(PostgresQuery(unsafeSQL: delete.sql(bind: 1), binds: binds(delete.ids)), logger)
         }
     }
 
@@ -224,6 +221,9 @@ struct RowDelete {
         self.column = column
         self.ids = ids
     }
+
+    /// The `DELETE`, its IDs bound as `$bind`.
+    func sql(bind: Int) -> String { "DELETE FROM \(table) WHERE \(column) = ANY($\(bind)::text[])" }
 }
 
 extension PostgresQuery {
@@ -232,17 +232,13 @@ extension PostgresQuery {
     /// and commit together; each table appears once, so no row is changed twice.
     func deleting(_ deletes: [RowDelete]) -> PostgresQuery {
         var query = self
-        guard !deletes.isEmpty else { return query }
-        var parts = ["s0 AS (\(sql))"]
-        for (index, delete) in deletes.enumerated() {
+        let statements = deletes.map { delete in
             query.binds.append(delete.ids)
-            let statement = "DELETE FROM \(delete.table) WHERE \(delete.column) = ANY($\(query.binds.count)::text[])"
-            if index == deletes.count - 1 {
-                query.sql = "WITH \(parts.joined(separator: ", ")) \(statement)"
-            } else {
-                parts.append("s\(index + 1) AS (\(statement))")
-            }
+            return delete.sql(bind: query.binds.count)
         }
+        guard let last = statements.last else { return query }
+        let parts = ["s0 AS (\(sql))"] + statements.dropLast().enumerated().map { "s\($0 + 1) AS (\($1))" }
+        query.sql = "WITH \(parts.joined(separator: ", ")) \(last)"
         return query
     }
 }
