@@ -38,7 +38,8 @@ public struct CacheStats: Sendable, Equatable {
         }
         let file: String? = if case .sqlite(let path) = location { path } else { nil }
         let census = try await store.census(freshness: settings.freshness, now: now)
-        let stored = file == nil ? try await store.storedBytes() : nil
+        // A server sizes its tables; a file is measured on disk (its backend returns nil).
+        let stored = try await store.storedBytes()
         var night: NightPlan?
         if let worklist {
             night = try await NightPlan.make(
@@ -46,7 +47,7 @@ public struct CacheStats: Sendable, Equatable {
         }
         return CacheStats(
             databasePath: location.displayName, databaseExists: file.map { files.fileExists(atPath: $0) } ?? true,
-            onServer: file == nil, databaseBytes: file.map { size($0) } ?? stored ?? 0,
+            onServer: file == nil, databaseBytes: stored ?? file.map { size($0) } ?? 0,
             walBytes: file.map { size($0 + "-wal") } ?? 0, census: census,
             freshness: settings.freshness, currentDataVersion: FilmNormalizer.dataVersion, worklists: night, now: now)
     }
