@@ -79,12 +79,20 @@ public struct FreshnessPolicy: Sendable, Equatable {
         case upgrade
     }
 
+    /// How far ahead of this host's clock an instant may lie and still be believed: another host's
+    /// clock may run a little fast.
+    public static let clockSkew: TimeInterval = 300
+
     /// Judges a row fetched at `fetchedAt` by normalizer `dataVersion`; a stale row is stale whatever its version.
+    ///
+    /// A row fetched more than ``clockSkew`` in the future (an import from a host with a wrong
+    /// clock, a bad line) is stale: no instant can keep a film fresh beyond its TTL from now.
     public func judge(
         fetchedAt: Date, dataVersion: Int, title: TitleAge, at now: Date,
         currentDataVersion: Int = FilmNormalizer.dataVersion
     ) -> Judgement {
         let age = now.timeIntervalSince(fetchedAt)
+        if age < -Self.clockSkew { return .stale(overdue: 1) }
         let ttl = ttl(of: title, at: now)
         if age >= ttl { return .stale(overdue: ttl > 0 ? age / ttl : .infinity) }
         return dataVersion < currentDataVersion ? .upgrade : .fresh
