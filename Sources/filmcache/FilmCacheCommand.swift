@@ -30,6 +30,35 @@ struct FilmCacheCommand: AsyncParsableCommand {
             Db.self,
         ]
     )
+
+    /// Runs the command with SIGPIPE ignored, so that standard output closed under it (`| head`) is a
+    /// write error, not the end of the process, and ends with 74 when what it wrote to standard output
+    /// did not all get out (unless it already failed for another reason, whose status it keeps).
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        var status = ExitCode.success.rawValue
+        do {
+            var command = try await asyncParseAsRoot(nil)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if !text.isEmpty {
+                if code == .success { print(text) } else { StandardError.write(text) }
+            }
+            status = code.rawValue
+        }
+        if !StandardOutput.flush(), status == ExitCode.success.rawValue {
+            StandardError.write(
+                "filmcache: standard output could not be written (closed, or a full disk); the output is cut short")
+            status = ExitStatus.ioError
+        }
+        Foundation.exit(status)
+    }
 }
 
 /// Flags every command shares.
