@@ -25,6 +25,10 @@ public struct FreshnessPolicy: Sendable, Equatable {
     public var failureRetryBase: TimeInterval = 3_600
     /// The longest wait between failed runs of one ID.
     public var failureRetryCap: TimeInterval = 7 * Self.day
+    /// A forced refresh (`warm --refresh`): rows fetched before this instant are stale whatever
+    /// their TTL, and negative answers and failures are due at once. The run's start, so a film
+    /// the run (or one beside it) fetched is not fetched again.
+    public var refreshBefore: Date?
 
     /// Seconds in a day.
     public static let day: TimeInterval = 86_400
@@ -94,6 +98,7 @@ public struct FreshnessPolicy: Sendable, Equatable {
         let age = now.timeIntervalSince(fetchedAt)
         if age < -Self.clockSkew { return .stale(overdue: 1) }
         let ttl = ttl(of: title, at: now)
+        if let refreshBefore, fetchedAt < refreshBefore { return .stale(overdue: ttl > 0 ? max(1, age / ttl) : 1) }
         if age >= ttl { return .stale(overdue: ttl > 0 ? age / ttl : .infinity) }
         return dataVersion < currentDataVersion ? .upgrade : .fresh
     }
