@@ -81,6 +81,11 @@ public final class ServeEngine: Sendable {
         }
     }
 
+    /// Whether `token` is one of the client tokens: what opens the dashboard and `/quota` too.
+    public func accepts(token: String) -> Bool {
+        tokens.withLock { $0.accepts(token) }
+    }
+
     /// Replaces the accepted tokens (the tokens file read again).
     public func replaceTokens(_ new: ServeTokens) {
         tokens.withLock { $0 = new }
