@@ -33,12 +33,15 @@ struct FilmCacheCommand: AsyncParsableCommand {
 
     /// Runs the command with SIGPIPE ignored, so that standard output closed under it (`| head`) is a
     /// write error, not the end of the process, and ends with 74 when what it wrote to standard output
-    /// did not all get out (unless it already failed for another reason, whose status it keeps).
+    /// did not all get out (unless it already failed for another reason, whose status it keeps, or
+    /// its output is a courtesy: ``OutputIsACourtesy``).
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
         var status = ExitCode.success.rawValue
+        var outputMatters = true
         do {
             var command = try await asyncParseAsRoot(nil)
+            outputMatters = !(command is any OutputIsACourtesy)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -52,7 +55,7 @@ struct FilmCacheCommand: AsyncParsableCommand {
             }
             status = code.rawValue
         }
-        if !StandardOutput.flush(), status == ExitCode.success.rawValue {
+        if !StandardOutput.flush(), status == ExitCode.success.rawValue, outputMatters {
             StandardError.write(
                 "filmcache: standard output could not be written (closed, or a full disk); the output is cut short")
             status = ExitStatus.ioError
@@ -60,6 +63,10 @@ struct FilmCacheCommand: AsyncParsableCommand {
         Foundation.exit(status)
     }
 }
+
+/// A command whose standard output is a courtesy beside its work (`warm`: the work is committed and
+/// the status says how it went), so standard output closed under it does not change its status.
+protocol OutputIsACourtesy {}
 
 /// Flags every command shares.
 struct CommonOptions: ParsableArguments {

@@ -103,6 +103,14 @@ public struct FreshnessPolicy: Sendable, Equatable {
         return dataVersion < currentDataVersion ? .upgrade : .fresh
     }
 
+    /// When a row fetched at `fetchedAt` stops being fresh, seen at `now`: its TTL after it was
+    /// fetched, or `now` itself for a row fetched more than ``clockSkew`` in the future (as ``judge``
+    /// has it stale).
+    public func freshUntil(fetchedAt: Date, title: TitleAge, at now: Date) -> Date {
+        if now.timeIntervalSince(fetchedAt) < -Self.clockSkew { return now }
+        return fetchedAt.addingTimeInterval(ttl(of: title, at: now))
+    }
+
     /// When an ID that has now failed `attempts` runs in a row is tried again.
     public func nextFailureAttempt(after attempts: Int, at instant: Date) -> Date {
         let doublings = min(max(attempts - 1, 0), 30)

@@ -194,7 +194,7 @@ public final class ServeEngine: Sendable {
             if let body = memo.fresh("q:" + key, at: at) { return (body, nil) }
             // A negative answer stored under the folded key (before spellings were kept apart) is passed over.
             guard let cached = try await store.answer(for: key), cached.found == found else { continue }
-            let until = freshUntil(cached)
+            let until = freshUntil(cached, at: at)
             guard at >= until else {
                 memo.put("q:" + key, cached.body, freshUntil: until)
                 return (cached.body, nil)
@@ -348,7 +348,7 @@ public final class ServeEngine: Sendable {
     }
 
     private func store(_ answer: CachedAnswer, with batch: WriteBatch) async {
-        memo.put("q:" + answer.query, answer.body, freshUntil: freshUntil(answer))
+        memo.put("q:" + answer.query, answer.body, freshUntil: freshUntil(answer, at: answer.answeredAt))
         await write(batch)
         do {
             try await store.storeAnswers([answer])
@@ -362,12 +362,13 @@ public final class ServeEngine: Sendable {
         let age = TitleAge(
             type: film.type?.description, yearStart: film.yearStart, yearEnd: film.yearEnd,
             released: film.released?.description)
-        return film.lastFetched.addingTimeInterval(configuration.freshness.ttl(of: age, at: now))
+        return configuration.freshness.freshUntil(fetchedAt: film.lastFetched, title: age, at: now)
     }
 
-    /// When a stored answer stops being fresh.
-    private func freshUntil(_ answer: CachedAnswer) -> Date {
-        answer.answeredAt.addingTimeInterval(answer.found ? settings.answerTTL : settings.negativeAnswerTTL)
+    /// When a stored answer stops being fresh, seen at `now`: at once for one answered in the future.
+    private func freshUntil(_ answer: CachedAnswer, at now: Date) -> Date {
+        guard answer.answeredAt.timeIntervalSince(now) <= FreshnessPolicy.clockSkew else { return now }
+        return answer.answeredAt.addingTimeInterval(answer.found ? settings.answerTTL : settings.negativeAnswerTTL)
     }
 
     // MARK: - Demand

@@ -6,7 +6,8 @@ import Foundation
 /// A value starting `postgresql:` or `postgres:`, in any case (RFC 3986: a scheme is case-insensitive),
 /// is a URL, `postgresql://USER@HOST[:PORT]/DBNAME` with an optional
 /// `?sslmode=disable|prefer|require|verify-full`; a value starting with any other scheme and `//`
-/// (`file://`, `sqlite://`, `mysql://`) is refused; anything else is a path. A URL never carries a
+/// (`sqlite://`, `mysql://`) is refused; anything else is a path (`file:` URIs are then refused by
+/// ``DatabaseName``). A URL never carries a
 /// password: one that does is refused, and the password comes from a password file, `PGPASSWORD` or
 /// `~/.pgpass` instead (``PostgresLocation/password(file:environment:warn:)``). No message shows a
 /// password, whatever the scheme.
@@ -26,7 +27,8 @@ public enum DatabaseLocation: Sendable, Equatable {
             return
         }
         guard PostgresLocation.schemes.contains(scheme.lowercased()) else {
-            guard rest.hasPrefix("//") else {
+            // `file:` is SQLite's own URI form, refused as naming no single file (``DatabaseName``).
+            guard rest.hasPrefix("//"), scheme.lowercased() != "file" else {
                 self = .sqlite(path: value)
                 return
             }

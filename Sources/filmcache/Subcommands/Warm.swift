@@ -4,7 +4,7 @@ import Foundation
 import Logging
 
 extension FilmCacheCommand {
-    struct Warm: AsyncParsableCommand {
+    struct Warm: AsyncParsableCommand, OutputIsACourtesy {
         static let configuration = CommandConfiguration(
             abstract: "Fetch what the worklists name and the cache lacks or holds stale.",
             discussion: """
