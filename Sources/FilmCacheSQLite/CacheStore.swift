@@ -387,6 +387,7 @@ public final class CacheStore: Sendable {
                 ON CONFLICT (title_key, year, type) DO UPDATE SET
                     asked_title = excluded.asked_title, imdb_id = excluded.imdb_id,
                     resolved_at = excluded.resolved_at, next_attempt_at = excluded.next_attempt_at
+                WHERE \(TitleIndexRow.replacesSQL)
                 """)
             selectTitle = try db.prepare(
                 "SELECT imdb_id, next_attempt_at, asked_title FROM titles WHERE title_key = ? AND year = ? AND type = ?"

@@ -132,6 +132,10 @@ public struct TitleIndexRow: Sendable, Equatable {
         self.askedTitle = askedTitle
     }
 
+    /// When an upsert's row (`excluded`) replaces the index's (`titles`), in the SQL both backends
+    /// speak: a film found stays found, whatever spelling later got a "not found" under its key.
+    public static let replacesSQL = "(excluded.imdb_id IS NOT NULL OR titles.imdb_id IS NULL)"
+
     /// How a title stands in the index.
     public enum Standing: Sendable, Equatable {
         /// Known: the film it names.
