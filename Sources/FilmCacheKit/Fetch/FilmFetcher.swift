@@ -105,7 +105,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 response.body = echo.redacting(response.body)
                 response.contentType = response.contentType.map { echo.redacting($0, replacement: SecretEcho.withheld) }
             }
-            var body: FetchOutcome.Body
+            let body: FetchOutcome.Body
             if failure != nil {
                 body = .malformed
             } else if case .query(_, let shape) = target {
@@ -119,11 +119,10 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 case nil: body = .malformed
                 }
             }
-            if case .error(let message) = body {
-                body = .error(echo.redacting(message, replacement: SecretEcho.withheld))
-            }
-            let outcome = FetchOutcome.classify(
+            // Told apart by OMDb's words as sent; every message kept or shown has the key cut out.
+            var outcome = FetchOutcome.classify(
                 status: response.status, body: body, transportFailure: failure, retryAfter: response.retryAfter)
+            if echoed { outcome = outcome.redacting(echo) }
             switch outcome {
             case .film where echoed:
                 // Not OMDb's answer (OMDb never repeats the key): never stored, never served.

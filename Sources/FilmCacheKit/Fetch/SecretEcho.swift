@@ -15,7 +15,8 @@ public struct SecretEcho: Sendable {
     private let folded: [UInt8]
 
     /// What stands for a text that held the secret in a spelling that cannot be masked.
-    public static let withheld = "(an upstream text that held the API key, withheld)"
+    /// (It says "key" but not "API key": OMDb's messages are told apart by such words.)
+    public static let withheld = "(an upstream text that echoed the key, withheld)"
 
     /// What stands where the secret stood.
     public static let mask: [UInt8] = Array("***".utf8)
