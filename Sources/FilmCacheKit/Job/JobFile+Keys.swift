@@ -62,6 +62,7 @@ extension JobFile {
         case .posterMaxBytes: posters.maxBytes = try reader.integer(in: key)
         case .posterRevalidateDays: posters.revalidateDays = try reader.number(in: key)
         case .posterGoneRetryDays: posters.goneRetryDays = try reader.number(in: key)
+        case .posterAllowHosts: posters.allowHosts = try reader.hosts()
         }
     }
 

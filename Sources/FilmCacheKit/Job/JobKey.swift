@@ -78,6 +78,8 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case posterRevalidateDays = "poster_revalidate_days"
     /// Days before a poster that is gone (404) is asked for again.
     case posterGoneRetryDays = "poster_gone_retry_days"
+    /// Poster hosts that may be on internal addresses (a LAN image server); every other is refused there.
+    case posterAllowHosts = "poster_allow_hosts"
 
     /// The worklist formats `worklist_format` accepts.
     public static let worklistFormats = ["auto", "text", "csv", "json"]

@@ -60,7 +60,7 @@ extension JobKey {
         case .posterRevalidateDays, .posterGoneRetryDays: SettingRange(0...36_500, unit: " days")
         case .worklists, .db, .dbPasswordFile, .apiKeyFile, .apiKeyEnv, .baseURL, .quotaTimezone, .worklistFormat,
             .metricsFile,
-            .logFormat, .posterStore:
+            .logFormat, .posterStore, .posterAllowHosts:
             nil
         }
     }
