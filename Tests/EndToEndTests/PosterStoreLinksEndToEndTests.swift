@@ -153,30 +153,44 @@ import Testing
         let names = (0..<3000).map { _ in Self.storeName("abcd") }
         let inside = store + "/ab/cd"
         let outsideDirectory = outside + "/cd"
+        let old = [timespec](repeating: timespec(tv_sec: time(nil) - 3 * 3600, tv_nsec: 0), count: 2)
         for directory in [inside, outsideDirectory] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for name in names { try Data("x".utf8).write(to: URL(fileURLWithPath: directory + "/" + name)) }
+            for name in names {
+                let fd = open(directory + "/" + name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                #expect(fd >= 0 && write(fd, "x", 1) == 1 && futimens(fd, old) == 0, "\(directory)/\(name)")
+                close(fd)
+            }
         }
-        _ = try ReliabilityProcess.run(
-            "/usr/bin/find", [scratch.dir, "-type", "f", "-exec", "touch", "-d", "3 hours ago", "{}", "+"])
 
+        // The swapping runs on a thread of its own while the binary runs, and stops when it has ended.
+        let stop = Atomic<Bool>(false)
+        let swaps = Atomic<Int>(0)
+        let away = store + "/ab/cd.away"
+        let finished = DispatchSemaphore(value: 0)
+        let swapper = Thread {
+            defer { finished.signal() }
+            while !stop.load(ordering: .acquiring) {
+                guard rename(inside, away) == 0 else {
+                    usleep(1000)  // prune removed the emptied directory
+                    continue
+                }
+                Foundation.symlink(outsideDirectory, inside)
+                usleep(100)
+                unlink(inside)
+                rename(away, inside)
+                swaps.add(1, ordering: .relaxed)
+                usleep(100)
+            }
+        }
         let run = try RunningBinary(
             "filmcache",
             ["posters", "--db", db, "--store", store, "--poster-allow-host", "127.0.0.1", "--prune"],
             environment: environment)
-        let swaps = Atomic<Int>(0)
-        let away = store + "/ab/cd.away"
-        let deadline = Date().addingTimeInterval(120)
-        while run.isRunning && Date() < deadline {
-            guard rename(inside, away) == 0 else { continue }
-            Foundation.symlink(outsideDirectory, inside)
-            usleep(100)
-            unlink(inside)
-            rename(away, inside)
-            swaps.add(1, ordering: .relaxed)
-            usleep(100)
-        }
+        swapper.start()
         let out = run.wait()
+        stop.store(true, ordering: .releasing)
+        #expect(finished.wait(timeout: .now() + 30) == .success, "the swapping thread stopped")
         if !exists(inside), exists(away) { rename(away, inside) }
         #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
         #expect(swaps.load(ordering: .relaxed) > 0, "the directory was swapped while prune ran")
