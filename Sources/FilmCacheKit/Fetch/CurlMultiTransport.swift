@@ -380,7 +380,9 @@ private func curlPrerequest(
     guard let context else { return fc_curl_prereq_ok() }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
     // A reused keep-alive connection was never opened for this request: its address is checked here.
-    if let primaryIP, let address = IPAddress(String(cString: primaryIP)), transfer.refuses(address) {
+    if transfer.destinations.refusesInternal, let primaryIP, let address = IPAddress(String(cString: primaryIP)),
+        transfer.refuses(address)
+    {
         return fc_curl_prereq_abort()
     }
     transfer.sends += 1
