@@ -55,10 +55,12 @@ public struct PosterStore: Sendable {
         root + "/" + relativePath
     }
 
-    /// Whether the store holds a regular file at `relativePath` (`ab/cd/<name>`), reached through no symlink.
+    /// Whether the store holds a regular file at `relativePath` (`ab/cd/<name>`, hex-pair
+    /// directories), reached through no symlink and no `..`.
     public func holds(_ relativePath: String) -> Bool {
         let parts = relativePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, let leaf = try? leafDirectory(parts[0], parts[1], create: false),
+        guard parts.count == 3, Self.isHexPair(parts[0]), Self.isHexPair(parts[1]),
+            let leaf = try? leafDirectory(parts[0], parts[1], create: false),
             let info = leaf.status(of: parts[2])
         else { return false }
         return Self.isRegular(info)
