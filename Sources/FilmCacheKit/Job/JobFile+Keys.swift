@@ -67,6 +67,7 @@ extension JobFile {
         case .requestTimeout: serve.requestTimeout = try reader.duration(in: key)
         case .requestHeadTimeout: serve.requestHeadTimeout = try reader.duration(in: key)
         case .progressInterval: progressInterval = try reader.duration(in: key)
+        case .posterAllowHosts: posters.allowHosts = try reader.hosts()
         }
     }
 

@@ -88,6 +88,8 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case requestHeadTimeout = "request_head_timeout"
     /// `warm`: time between progress log lines when standard error is not a terminal.
     case progressInterval = "progress_interval"
+    /// Poster hosts that may be on internal addresses (a LAN image server); every other is refused there.
+    case posterAllowHosts = "poster_allow_hosts"
 
     /// The worklist formats `worklist_format` accepts.
     public static let worklistFormats = ["auto", "text", "csv", "json"]

@@ -63,7 +63,7 @@ extension JobKey {
         case .progressInterval: SettingRange(0.1...day, unit: " seconds")
         case .worklists, .db, .dbPasswordFile, .apiKeyFile, .apiKeyEnv, .baseURL, .quotaTimezone, .worklistFormat,
             .metricsFile,
-            .logFormat, .posterStore:
+            .logFormat, .posterStore, .posterAllowHosts:
             nil
         }
     }

@@ -51,6 +51,7 @@ import Testing
         request_timeout = "4s"
         request_head_timeout = 0.5
         progress_interval = "1m"
+        poster_allow_hosts = ["Images.LAN.", "[::1]"]
         """
 
     func parse(_ text: String, name: String = "job.toml", environment: [String: String] = [:]) throws(JobFileError)
@@ -94,6 +95,7 @@ import Testing
         #expect(posterSettings.rate == 40 && posterSettings.maxInFlight == 12 && posterSettings.maxBytes == 2_000_000)
         #expect(posterSettings.revalidateAfter == .seconds(14 * 86_400))
         #expect(posterSettings.goneRetryAfter == .seconds(90 * 86_400))
+        #expect(posterSettings.allowedHosts == ["images.lan", "::1"])
         #expect(job.fetch.rate == 2.5)
         #expect(job.fetch.burst == 3)
         #expect(job.fetch.maxInFlight == 4)
