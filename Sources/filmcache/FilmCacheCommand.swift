@@ -37,6 +37,12 @@ struct FilmCacheCommand: AsyncParsableCommand {
     /// its output is a courtesy: ``OutputIsACourtesy``).
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
+        Foundation.exit(await runToTheEnd())
+    }
+
+    /// Parses and runs the command off the main actor (the command is made and run in one place,
+    /// never sent across), and returns the exit status.
+    private nonisolated static func runToTheEnd() async -> Int32 {
         var status = ExitCode.success.rawValue
         var outputMatters = true
         do {
@@ -60,7 +66,7 @@ struct FilmCacheCommand: AsyncParsableCommand {
                 "filmcache: standard output could not be written (closed, or a full disk); the output is cut short")
             status = ExitStatus.ioError
         }
-        Foundation.exit(status)
+        return status
     }
 }
 
