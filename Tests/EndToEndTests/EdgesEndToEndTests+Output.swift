@@ -71,13 +71,20 @@ extension EdgesEndToEndTests {
                     ["stats", "--db", db], ["stats", "--db", db, "--json", worklist], ["plan", "--db", db, worklist],
                     ["plan", "--db", db, "--json", "--ids", worklist],
                     ["import", "--db", scratch.dir + "/i.sqlite", films],
-                    ["db", "copy", db, scratch.dir + "/copy.sqlite"],
+                    ["db", "copy", db, scratch.dir + "/copy.sqlite"], ["--help"], ["quota", "--help"],
                 ]
                 for command in commands {
                     let ending = try Self.run(command, environment: ["OMDB_API_KEY": "test-key-e2e"])
                     let name = command.joined(separator: " ")
                     #expect(ending.exited(74), "\(name): \(ending.reason) \(ending.status) \(ending.stderr)")
                     #expect(ending.stderr.contains("standard output"), "\(name): \(ending.stderr)")
+                }
+                // A full disk is the same failure.
+                for command in commands.prefix(6) {
+                    let out = try BuiltBinaries.run(
+                        "/bin/sh",
+                        ["-c", "\"$0\" \"$@\" > /dev/full", BuiltBinaries.directory + "/filmcache"] + command)
+                    #expect(out.status == 74, "\(command.joined(separator: " ")) > /dev/full: \(out.stderr)")
                 }
                 // The work was done all the same.
                 #expect(try scratch.filmsChecksum(database: scratch.dir + "/i.sqlite") == (try scratch.filmsChecksum()))

@@ -140,9 +140,7 @@ extension EdgesEndToEndTests {
                     #expect(out.status == 0, "\(how): \(out.stderr)")
                     let title = try scratch.sqlite(
                         "SELECT title FROM films WHERE imdb_id = '\(id)'", database: pinned)
-                    withKnownIssue("newer-wins keeps a row already pinned in the future over one fetched now") {
-                        #expect(title != "Pinned", "\(how)")
-                    }
+                    #expect(title != "Pinned", "\(how): a film fetched now replaces one pinned in the future")
                 }
             }
         }

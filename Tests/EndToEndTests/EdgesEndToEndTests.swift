@@ -343,5 +343,27 @@ extension EdgesEndToEndTests {
                 #expect(try warm(title) == 0)
             }
         }
+
+        @Test func aMisspellingsMissAskedThroughServeKeepsTheTitleIndexsFoundFilm() async throws {
+            try await offThePool {
+                let standIn = try StandInProcess()
+                let (title, id, misspelled) = try Self.title(from: standIn)
+                let list = try scratch.write(
+                    "right.csv", Array("Title,Year\n\(TitleListEndToEndTests.csv(title)),\n".utf8))
+                let warm = [
+                    "warm", "--db", scratch.db, "--rate", "0", "--no-progress", "--base-url", standIn.baseURL, list,
+                ]
+                let first = try EdgesEndToEndTests.filmcache(warm, environment: ["OMDB_API_KEY": ServeProcess.omdbKey])
+                #expect(first.status == 0, "\(first.stderr)")
+                #expect(try scratch.sqlite("SELECT imdb_id FROM titles") == id)
+                let serve = try ServeProcess(
+                    database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir))
+                #expect(try serve.omdb("t=" + EdgesEndToEndTests.encoded(misspelled)).text.contains("Movie not found!"))
+                serve.binary.send(SIGTERM)
+                #expect(serve.binary.wait(timeout: 30).status == 0)
+                let row = try scratch.sqlite("SELECT coalesce(imdb_id, 'none') FROM titles")
+                #expect(row == id, "a found film stays found whatever spelling later got a miss")
+            }
+        }
     }
 }
