@@ -289,10 +289,8 @@ extension EdgesEndToEndTests {
                 let csv = try EdgesEndToEndTests.filmcache(["export", "--db", scratch.db, "--format", "csv"])
                 let file = try scratch.write("plot.csv", Array(csv.stdout.utf8))
                 let out = try EdgesEndToEndTests.filmcache(["import", "--db", scratch.dir + "/target.sqlite", file])
-                withKnownIssue("the importer's resync splits a quoted plot at a line that starts like a record") {
-                    #expect(out.status == 0, "\(out.stderr)")
-                    #expect(EdgesEndToEndTests.count(out.stdout, "added") == 1, "\(out.stdout)")
-                }
+                #expect(out.status == 0, "\(out.stderr)")
+                #expect(EdgesEndToEndTests.count(out.stdout, "added") == 1, "\(out.stdout)")
             }
         }
     }

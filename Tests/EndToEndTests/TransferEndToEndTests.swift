@@ -90,6 +90,10 @@ import Testing
     @Test("An older export imported over newer data keeps the newer; --since filters")
     func olderNeverWins() throws {
         try warm()
+        // Fetched two days ago, so "a day newer" below is still in the past (a film stamped in the
+        // future gives way to any import: no instant pins a film).
+        _ = try BuiltBinaries.sqlite(
+            source, "UPDATE films SET fetched_at = strftime('%Y-%m-%dT%H:%M:%SZ', fetched_at, '-2 days')")
         let old = dir + "/old.jsonl"
         _ = try run(["export", "--db", source], to: old)
         let target = dir + "/target.sqlite"

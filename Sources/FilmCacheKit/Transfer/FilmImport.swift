@@ -118,9 +118,25 @@ public struct FilmImport {
                     skip(record.line, "longer than \(RecordReader.maximumLength >> 20) MiB")
                     continue
                 }
-                do {
+                do throws(FilmLine.Fault) {
                     if let layout {
-                        batch.append(try taken(FilmCSV.film(Self.fields(record), layout: layout)))
+                        do throws(FilmLine.Fault) {
+                            batch.append(try taken(FilmCSV.film(Self.fields(record), layout: layout)))
+                        } catch {
+                            // A record that does not read may have swallowed the ones after a broken
+                            // field: those are read again, the broken part alone skipped.
+                            let parts = reader.resyncsAtIMDbIDs ? RecordReader.split(record) : [record]
+                            guard parts.count > 1 else { throw error }
+                            skip(parts[0].line, error.reason)
+                            for part in parts.dropFirst() {
+                                tally.read += 1
+                                do {
+                                    batch.append(try taken(FilmCSV.film(Self.fields(part), layout: layout)))
+                                } catch {
+                                    skip(part.line, error.reason)
+                                }
+                            }
+                        }
                     } else {
                         let normalized = try lines.film(from: record.bytes)
                         for warning in normalized.warnings {

@@ -10,10 +10,11 @@ import Foundation
 /// (its bytes dropped, ``Record/tooLong`` set).
 ///
 /// A quote that is never closed must cost one record, not the rest of the file. With
-/// ``resyncsAtIMDbIDs`` (a filmcache export, whose records start with their `imdb_id`), a line
-/// break inside a quoted field that is followed by what starts a record (`tt` and 7 to 10 digits,
-/// then a comma) ends the record there: no field filmcache writes holds such a line. Without it,
-/// a record cut short ends at the next line break, quoted or not.
+/// ``resyncsAtIMDbIDs`` (a filmcache export, whose records start with their `imdb_id`), a record
+/// already cut short ends at a line break inside a quoted field that is followed by what starts a
+/// record (`tt` and 7 to 10 digits, then a comma); a record within the cap keeps every quoted line
+/// break (a plot may hold a line like that), and one that then does not read is split at such
+/// lines by ``split(_:)``. Without it, a record cut short ends at the next line break, quoted or not.
 final class RecordReader {
     /// How records end.
     enum Mode {
@@ -111,7 +112,8 @@ final class RecordReader {
             }
             // Scan no further than one byte past the limit, so a record too long is known as soon as it is.
             let stop = record.tooLong ? end : min(end, start + limit - record.bytes.count + 1)
-            let lookahead = resyncsAtIMDbIDs ? (atEnd ? end : -end) : nil
+            // Only past the cap: within it, a quoted line break is the field's until the record is read.
+            let lookahead = resyncsAtIMDbIDs && record.tooLong ? (atEnd ? end : -end) : nil
             let scanned = buffer.withUnsafeBufferPointer { bytes in
                 Self.scan(
                     bytes, from: start, to: stop, lookahead: lookahead, mode: mode, state: &state,
@@ -204,6 +206,42 @@ final class RecordReader {
             index += 1
         }
         return (to, false, false)
+    }
+
+    /// `record` cut at every line break followed by the start of an export record: the record as
+    /// read when there is none, else its first part and the records that follow, each on its line.
+    ///
+    /// For a record that does not read (a quote never closed): what came after the broken field is
+    /// read again instead of lost with it.
+    static func split(_ record: Record) -> [Record] {
+        var parts: [Record] = []
+        var start = 0
+        var line = record.line
+        var startLine = line
+        record.bytes.withUnsafeBufferPointer { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte == 0x0A || byte == 0x0D else {
+                    index += 1
+                    continue
+                }
+                let crlf = byte == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A
+                line += 1
+                if startsRecord(bytes, after: index, end: bytes.count, more: false) == true {
+                    parts.append(Record(bytes: Array(bytes[start..<index]), line: startLine))
+                    start = index + (crlf ? 2 : 1)
+                    startLine = line
+                }
+                index += crlf ? 2 : 1
+            }
+        }
+        guard !parts.isEmpty else { return [record] }
+        // A quote never closed runs to the end of the input, its last line break included.
+        var last = Array(record.bytes[start...])
+        while let byte = last.last, byte == 0x0A || byte == 0x0D { last.removeLast() }
+        parts.append(Record(bytes: last, line: startLine))
+        return parts
     }
 
     /// The longest start of an export record looked for: an optional quote, `tt`, 10 digits, a quote, a comma.
