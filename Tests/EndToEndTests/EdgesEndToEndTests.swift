@@ -193,7 +193,8 @@ extension EdgesEndToEndTests {
         static let urls = [
             "POSTGRESQL://fc:secret@127.0.0.1:5432/filmcache", "Postgres://fc:secret@127.0.0.1/filmcache",
             "PostgreSQL://fc:secret@127.0.0.1/filmcache?sslmode=disable", "postgresql:/fc:secret@127.0.0.1/filmcache",
-            "postgresql:fc:secret@127.0.0.1/filmcache", "mysql://fc:secret@h/x", "file:///x.sqlite",
+            "postgresql:fc:secret@127.0.0.1/filmcache", "mysql://fc:secret@h/x", "mysql:fc:secret@h",
+            "file:///x.sqlite",
             "sqlite://fc:secret@h/x.sqlite", "  POSTGRESQL://fc:secret@127.0.0.1/filmcache",
             "\tpostgres://fc:secret@127.0.0.1/filmcache", "postgresql://fc@127.0.0.1/filmcache?password=secret",
         ]

@@ -28,7 +28,8 @@ public enum DatabaseLocation: Sendable, Equatable {
         }
         guard PostgresLocation.schemes.contains(scheme.lowercased()) else {
             // `file:` is SQLite's own URI form, refused as naming no single file (``DatabaseName``).
-            guard rest.hasPrefix("//"), scheme.lowercased() != "file" else {
+            // Another scheme with `//`, or with an `@` (`mysql:user:secret@host`), is a URL meant.
+            guard rest.hasPrefix("//") || rest.contains("@"), scheme.lowercased() != "file" else {
                 self = .sqlite(path: value)
                 return
             }

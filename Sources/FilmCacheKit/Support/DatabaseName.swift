@@ -33,12 +33,13 @@ public enum DatabaseName {
     }
 
     /// Whether `value` is a URL, not a file: a PostgreSQL one (`postgresql:` or `postgres:`, the
-    /// scheme in any case), or any scheme but `file:` followed by `//`, which ``DatabaseLocation``
-    /// refuses.
+    /// scheme in any case), or any scheme but `file:` followed by `//` or holding an `@`, which
+    /// ``DatabaseLocation`` refuses.
     public static func isURL(_ value: String) -> Bool {
         guard let (scheme, rest) = DatabaseLocation.scheme(of: value.drop { $0.isWhitespace }) else { return false }
         let name = scheme.lowercased()
-        return PostgresLocation.schemes.contains(name) || (rest.hasPrefix("//") && name != "file")
+        return PostgresLocation.schemes.contains(name)
+            || ((rest.hasPrefix("//") || rest.contains("@")) && name != "file")
     }
 
     /// Whether `path` is empty, `:memory:` or a `file:` URI: SQLite would open no file, or one chosen by the URI.
