@@ -17,10 +17,30 @@ import Testing
         return postgres
     }
 
-    @Test(arguments: ["out/filmcache.sqlite", "/var/cache/a.sqlite", "postgresql.sqlite", "postgres:/x", ":memory:"])
+    @Test(arguments: [
+        "out/filmcache.sqlite", "/var/cache/a.sqlite", "postgresql.sqlite", "films:2026.sqlite", ":memory:",
+    ])
     func anythingButAPostgresURLIsAPath(_ value: String) throws {
         #expect(try DatabaseLocation(parsing: value) == .sqlite(path: value))
         #expect(try DatabaseLocation(parsing: value).displayName == value)
+    }
+
+    /// A PostgreSQL scheme in any case is a URL (RFC 3986), one slash short is a URL mistyped, and
+    /// another scheme with `//` or an `@` is a URL of a database filmcache does not read: none is
+    /// taken for a file, and no message shows the password.
+    @Test(arguments: [
+        "POSTGRESQL://fc:secret@h/db", "PostGres://fc:secret@h/db", "postgres:/fc:secret@h/db",
+        "postgresql:fc:secret@h/db", "mysql://fc:secret@h/db", "mysql:fc:secret@h", " postgresql://fc:secret@h/db",
+    ])
+    func everyURLSpellingIsRecognisedAndItsPasswordNeverShown(_ value: String) {
+        #expect(throws: DatabaseLocationError.self) { try DatabaseLocation(parsing: value) }
+        do {
+            _ = try DatabaseLocation(parsing: value)
+        } catch {
+            #expect(!error.description.contains("secret"), "\(error)")
+            #expect(error.description.contains("***"), "\(error)")
+        }
+        #expect(DatabaseName.isURL(value))
     }
 
     @Test func aURLGivesUserHostPortDatabaseAndTLSMode() throws {
