@@ -67,6 +67,13 @@ import Testing
         summary.fetched = 5
         summary.calls = 10
         try await db.finishRun(id: run, summary: summary, finishedAt: now - 7000, outcome: "done")
+        // What serve keeps: answers byte for byte (these bytes are no UTF-8), and demand.
+        try await db.storeAnswers([
+            CachedAnswer(
+                query: "t=amelie&y=2001", body: Array(#"{"Response":"True"}"#.utf8), found: true, answeredAt: now - 50),
+            CachedAnswer(query: "s=nothing", body: [0xff, 0x00, 0x7b, 0xfe], found: false, answeredAt: now - 40),
+        ])
+        try await db.recordDemand(["tt0000001": 3, "tt0000002": 1], at: now - 30)
         // Killed: never finished. Then a second key's run in the same second.
         _ = try await db.beginRun(startedAt: now - 600, key: key)
         _ = try await db.beginRun(startedAt: now - 600, key: String(repeating: "d", count: 64))
@@ -120,6 +127,12 @@ import Testing
                 #expect(try await target.observedResets(key: key) == [now - 3600])
                 #expect(
                     try await target.runs(key: nil, since: .distantPast) == source.runs(key: nil, since: .distantPast))
+                for query in ["t=amelie&y=2001", "s=nothing"] {
+                    #expect(try await target.answer(for: query) == source.answer(for: query), "\(query)")
+                }
+                #expect(try await target.answer(for: "s=nothing")?.body == [0xff, 0x00, 0x7b, 0xfe])
+                #expect(try await target.demand(of: ["tt0000001", "tt0000002"]) == ["tt0000001": 3, "tt0000002": 1])
+                #expect(try await target.mostRequested(limit: 5) == source.mostRequested(limit: 5))
             }
         }
     }
@@ -227,6 +240,22 @@ import Testing
                         .updated == 1)
                 #expect(try await target.callsByMinute(key: key)[minute20] == 70)
                 #expect(calls[minute20] == 7)
+
+                // An older answer gives way to the held one, a newer one wins; demand keeps the larger
+                // count and the later request, so a second copy adds no request.
+                var answer = CachedAnswer(query: "s=nothing", body: [1], found: true, answeredAt: now - 999)
+                #expect(try await target.merge(.answers([answer])).kept == 1)
+                #expect(try await target.answer(for: "s=nothing")?.found == false)
+                answer.answeredAt = now + 60
+                #expect(try await target.merge(.answers([answer])).updated == 1)
+                #expect(try await target.answer(for: "s=nothing") == answer)
+                var demand = DemandEntry(imdbID: "tt0000001", title: nil, requests: 2, lastRequestedAt: now - 999)
+                #expect(try await target.merge(.demand([demand])).kept == 1)
+                demand.requests = 9
+                #expect(try await target.merge(.demand([demand])).updated == 1)
+                #expect(try await target.demand(of: ["tt0000001"]) == ["tt0000001": 9])
+                let entry = try await target.mostRequested(limit: 1).first
+                #expect(entry?.lastRequestedAt == now - 30, "the later request kept")
             }
         }
     }
