@@ -254,7 +254,7 @@ import Testing
                 let masked = onServer.stdout.replacingOccurrences(of: url, with: "DB")
                 if arguments == ["stats"] {
                     #expect(masked.contains("DB (no filmcache schema yet: an empty cache)"), "\(masked)")
-                    #expect(masked.contains("films            0"), "\(masked)")
+                    #expect(masked.contains("films       0  rows"), "\(masked)")
                 } else if arguments != ["stats", "--json"] {
                     #expect(masked == onFile.stdout.replacingOccurrences(of: missing, with: "DB"), "\(arguments)")
                 }
