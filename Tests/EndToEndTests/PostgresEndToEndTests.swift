@@ -164,6 +164,54 @@ import Testing
         }
     }
 
+    /// The session that holds a warm's claims is ended under it while the process lives (an
+    /// administrator's `pg_terminate_backend`; a proxy cutting one connection): the warm stops
+    /// claiming and sending at once and exits 75, committing what it had; the other warm takes
+    /// the rest of the night. What is asked twice is at most what was on its way when the
+    /// session ended.
+    @Test func aWarmWhoseSessionIsCutStopsAndTheOtherTakesItsClaims() async throws {
+        try await offThePool {
+            let ids = GeneratedIDs.first(600)
+            let worklist = try scratch.worklist("w.txt", ids)
+            let url = try database()
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
+            let arguments = [
+                "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
+                "--claim-lease", "10m", "--no-progress", worklist,
+            ]
+            func films() -> Int { (try? count(url, "SELECT count(*) FROM films")) ?? 0 }
+            func sessions() -> [String] {
+                ((try? sql(
+                    url,
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND application_name = 'filmcache session'")) ?? "").split(separator: "\n").map(String.init)
+            }
+            func wait(until done: () -> Bool) {
+                let deadline = Date().addingTimeInterval(60)
+                while !done(), Date() < deadline { usleep(20_000) }
+            }
+            let cut = try RunningBinary("filmcache", arguments, environment: environment())
+            wait { films() >= 40 && sessions().count == 1 }
+            let session = sessions()
+            let other = try RunningBinary("filmcache", arguments, environment: environment())
+            wait { (try? count(url, "SELECT count(*) FROM runs")) == 2 && films() >= 100 }
+            #expect(try sql(url, "SELECT pg_terminate_backend(\(session.first ?? "0"))") == "t")
+            let stopped = cut.wait(timeout: 60)
+            #expect(stopped.status == 75, "\(stopped.stderr)")
+            #expect(stopped.stderr.contains("the session that held this run's claims ended"), "\(stopped.stderr)")
+            let out = other.wait(timeout: 120)
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(films() == ids.count, "every ID stored")
+            let counters = try #require(try standIn.firstKeyCounters())
+            let again = try #require(counters["filmsServedAgain"] as? Int)
+            #expect(again <= 4, "asked twice: \(again); 4 were in flight at most")
+            let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
+            #expect(ledger >= (counters["requests"] as? Int ?? .max), "the ledger is never under the calls served")
+            #expect(try count(url, "SELECT count(*) FROM runs WHERE finished_at IS NULL") == 0)
+            #expect(try count(url, "SELECT count(*) FROM claims") == 0)
+        }
+    }
+
     @Test func aLimitOneWarmMeetsStopsTheOthersAtOnce() async throws {
         try await offThePool {
             let ids = GeneratedIDs.first(200)
