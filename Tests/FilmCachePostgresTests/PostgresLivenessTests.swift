@@ -114,6 +114,23 @@ import Testing
         }
     }
 
+    /// A run whose id another live session already holds as a holder (only a process naming
+    /// itself by a run's id could): the run is refused before its row goes in, not run on claims
+    /// another process counts as its own.
+    @Test func aRunWhoseIdAnotherSessionHoldsIsRefusedAndLeavesNoRow() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { (impostor) async throws -> Void in
+            // The first run of a new database gets id 1.
+            #expect(try await impostor.claimFlight("serve:i:tt0000001", holder: 1, lease: lease))
+            try await database.withBackend { (warm) async throws -> Void in
+                await #expect(throws: StoreError.self) {
+                    try await warm.beginRun(startedAt: Date(), key: "ab12")
+                }
+                #expect(try await warm.runs(key: nil, since: .distantPast).isEmpty)
+            }
+        }
+    }
+
     /// Two processes naming themselves the same holder: the second is refused, not let in to take
     /// the first's flights as its own.
     @Test func aHolderAnotherLiveProcessIsAlreadyIsRefused() async throws {
