@@ -13,6 +13,17 @@ import Testing
     /// A lease no test outlives: only a session's end frees what it holds.
     let lease = Duration.seconds(600)
 
+    /// Whether `condition` holds within ten seconds, asked every 20 ms: the server ends a session
+    /// a moment after its connection closes or it is told to.
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     /// The backend pids of the database's sessions that hold claims.
     static func sessions(_ database: ScratchDatabase) throws -> [String] {
         try database.sql(
@@ -36,7 +47,10 @@ import Testing
             }
             // The victim's backend is closed, as a killed process's connections are: its run never finished.
             #expect(
-                try await survivor.claim(ids, runID: survivorRun, plannedAt: plannedAt, lease: lease).granted == ids)
+                try await Self.eventually {
+                    try await survivor.claim(ids, runID: survivorRun, plannedAt: plannedAt, lease: lease).granted
+                        == ids
+                })
             _ = try await survivor.beginRun(startedAt: plannedAt, key: "ab12")
             let runs = try await survivor.runs(key: "ab12", since: plannedAt - 60)
             #expect(runs.first { $0.id == deadRun }?.outcome == "killed")
@@ -61,7 +75,10 @@ import Testing
                 try database.sql("SELECT pg_terminate_backend(\(pids[0]))")
                 // Told within seconds, or the test's time limit fails it.
                 await victim.waitUntilClaimsLost(runID: run)
-                #expect(try await survivor.claim(ids, runID: other, plannedAt: plannedAt, lease: lease).granted == ids)
+                #expect(
+                    try await Self.eventually {
+                        try await survivor.claim(ids, runID: other, plannedAt: plannedAt, lease: lease).granted == ids
+                    })
                 await #expect(throws: StoreError.self, "the cut run claims nothing more") {
                     try await victim.claim(["tt0000004"], runID: run, plannedAt: plannedAt, lease: lease)
                 }
@@ -100,7 +117,10 @@ import Testing
                 #expect(try await doomed.claimFlight("serve:i:tt0000002", holder: -21, lease: lease))
                 #expect(try await survivor.claimFlight("serve:i:tt0000001", holder: -22, lease: lease) == false)
             }
-            #expect(try await survivor.claimFlight("serve:i:tt0000001", holder: -22, lease: lease), "taken at once")
+            #expect(
+                try await Self.eventually {
+                    try await survivor.claimFlight("serve:i:tt0000001", holder: -22, lease: lease)
+                }, "taken at once")
             // A process's first flight deletes the rows of holders gone (the survivor's came before the end).
             try await database.withBackend { (newcomer) async throws -> Void in
                 #expect(try await newcomer.claimFlight("serve:i:tt0000003", holder: -23, lease: lease))
@@ -127,6 +147,28 @@ import Testing
                     try await warm.beginRun(startedAt: Date(), key: "ab12")
                 }
                 #expect(try await warm.runs(key: nil, since: .distantPast).isEmpty)
+            }
+        }
+    }
+
+    /// A serve process whose session is cut (a server restart ends every session) loses its
+    /// flights to the others at once, and holds again from its next flight, on a new session.
+    @Test func aServeProcessWhoseSessionIsCutHoldsAgainFromItsNextFlight() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { (serve) async throws -> Void in
+            #expect(try await serve.claimFlight("serve:i:tt0000001", holder: -41, lease: lease))
+            let pids = try Self.sessions(database)
+            #expect(pids.count == 1)
+            try database.sql("SELECT pg_terminate_backend(\(pids[0]))")
+            await serve.waitUntilClaimsLost(runID: -41)
+            try await database.withBackend { (other) async throws -> Void in
+                #expect(
+                    try await Self.eventually {
+                        try await other.claimFlight("serve:i:tt0000001", holder: -42, lease: lease)
+                    }, "taken at once")
+                #expect(try await serve.claimFlight("serve:i:tt0000002", holder: -41, lease: lease))
+                #expect(
+                    try await other.claimFlight("serve:i:tt0000002", holder: -42, lease: lease) == false, "held again")
             }
         }
     }
