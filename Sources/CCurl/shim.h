@@ -1,6 +1,9 @@
 #ifndef FILMCACHE_CCURL_SHIM_H
 #define FILMCACHE_CCURL_SHIM_H
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
 
 /* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which
    Swift cannot call. These typed wrappers give each argument kind its own name. */
@@ -41,6 +44,35 @@ static inline CURLcode fc_curl_easy_setopt_prereq_function(CURL *handle, fc_curl
 
 static inline int fc_curl_prereq_ok(void) { return CURL_PREREQFUNC_OK; }
 static inline int fc_curl_prereq_abort(void) { return CURL_PREREQFUNC_ABORT; }
+
+typedef curl_socket_t (*fc_curl_opensocket_callback)(void *clientp, curlsocktype purpose, struct curl_sockaddr *address);
+
+static inline CURLcode fc_curl_easy_setopt_opensocket_function(CURL *handle, fc_curl_opensocket_callback fn) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, fn);
+}
+
+/* The value an open-socket callback returns to refuse a connection (libcurl then tries the
+   next address of the name, if any). */
+static inline curl_socket_t fc_curl_socket_bad(void) { return CURL_SOCKET_BAD; }
+
+/* Copies the address libcurl is about to connect to into out (16 bytes): returns 4 for IPv4,
+   16 for IPv6, 0 for any other family. curl_sockaddr's storage is large enough for either. */
+static inline int fc_curl_sockaddr_bytes(const struct curl_sockaddr *address, unsigned char *out) {
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        memcpy(out, &((const struct sockaddr_in *)&address->addr)->sin_addr, 4);
+        return 4;
+    }
+    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        memcpy(out, &((const struct sockaddr_in6 *)&address->addr)->sin6_addr, 16);
+        return 16;
+    }
+    return 0;
+}
+
+/* Opens the socket libcurl asked for, as its own open-socket step would, closed on exec. */
+static inline curl_socket_t fc_curl_open_socket(const struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
 
 static inline CURLcode fc_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

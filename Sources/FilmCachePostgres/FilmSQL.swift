@@ -12,8 +12,9 @@ import PostgresNIO
 struct FilmSQL: Sendable {
     /// Upserts a batch of films (``rows(_:)`` bound), every column replaced.
     let upsert: String
-    /// Upserts a batch of films only over older ones; returns `imdb_id` and `inserted` (`true` when
-    /// new) for each film that landed.
+    /// Upserts a batch of films only over older ones (or ones stamped in the future beyond the clock
+    /// skew, which no instant may pin); returns `imdb_id` and `inserted` (`true` when new) for each
+    /// film that landed.
     let upsertIfNewer: String
     /// `SELECT <FilmRow.columns> FROM films`, dates read back as `YYYY-MM-DD`.
     let select: String
@@ -42,7 +43,10 @@ struct FilmSQL: Sendable {
             + " FROM \(ColumnArrays.unnest(columns)) ON CONFLICT (imdb_id) DO UPDATE SET \(updates)"
         upsert = insert
         upsertIfNewer =
-            insert + " WHERE excluded.fetched_at > films.fetched_at RETURNING films.imdb_id, (films.xmax = 0)"
+            insert
+            + " WHERE excluded.fetched_at > films.fetched_at"
+            + " OR films.fetched_at > now() + interval '\(Int(FreshnessPolicy.clockSkew)) seconds'"
+            + " RETURNING films.imdb_id, (films.xmax = 0)"
         let selected = columns.map { column in
             types[column] == "date" ? "to_char(\(column), 'YYYY-MM-DD')" : column
         }

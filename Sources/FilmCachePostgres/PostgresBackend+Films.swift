@@ -82,6 +82,7 @@ extension PostgresBackend {
                 ON CONFLICT (title_key, year, type) DO UPDATE SET
                     asked_title = excluded.asked_title, imdb_id = excluded.imdb_id,
                     resolved_at = excluded.resolved_at, next_attempt_at = excluded.next_attempt_at
+                WHERE \(TitleIndexRow.replacesSQL)
                 """, binds: rows.binds)
     }
 

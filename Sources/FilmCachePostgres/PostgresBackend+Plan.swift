@@ -157,26 +157,26 @@ extension PostgresBackend {
             }
         }
         result.counts.distinct = firsts.count
-        var answers: [Int: (imdbID: String?, next: Date?)] = [:]
+        var answers: [Int: TitleIndexRow] = [:]
         for row in try await c.rows(
             """
-            SELECT k.ordinality, t.imdb_id, t.next_attempt_at
+            SELECT k.ordinality, t.imdb_id, t.next_attempt_at, t.asked_title
             FROM unnest(\(firsts.map(\.key.title))::text[], \(firsts.map(\.key.year))::bigint[],
                         \(firsts.map(\.key.type))::text[]) WITH ORDINALITY AS k(title_key, year, type, ordinality)
             JOIN titles AS t ON t.title_key = k.title_key AND t.year = k.year AND t.type = k.type
             """, logger)
         {
-            let (ordinality, imdbID, next) = try row.decode((Int, String?, Date?).self)
-            answers[ordinality - 1] = (imdbID, next)
+            let (ordinality, imdbID, next, asked) = try row.decode((Int, String?, Date?, String).self)
+            answers[ordinality - 1] = TitleIndexRow(imdbID: imdbID, nextAttemptAt: next, askedTitle: asked)
         }
         for (ordinal, first) in firsts.enumerated() {
-            let answer = answers[ordinal]
-            if let id = answer?.imdbID {
+            switch TitleIndexRow.standing(of: first.entry.query, row: answers[ordinal], at: now) {
+            case .resolved(let id):
                 result.resolved[first.key] = id
                 result.counts.known += 1
-            } else if let next = answer?.next, next > now {
+            case .notFound:
                 result.counts.notFound += 1
-            } else {
+            case .due:
                 result.counts.toResolve += 1
                 result.due.append((first.entry, files[first.key]?.count ?? 1, worklist.entryCount + ordinal))
             }

@@ -232,14 +232,17 @@ public final class CacheStore: Sendable {
         for (ordinal, first) in firsts.enumerated() {
             let key = first.key
             let row = try c.selectTitle.query([.text(key.title), .integer(key.year), .text(key.type)]) { row in
-                (imdbID: row.text(0), next: row.text(1).flatMap(Timestamp.parse))
+                TitleIndexRow(
+                    imdbID: row.text(0), nextAttemptAt: row.text(1).flatMap(Timestamp.parse),
+                    askedTitle: row.text(2) ?? "")
             }.first
-            if let id = row?.imdbID {
+            switch TitleIndexRow.standing(of: first.entry.query, row: row, at: now) {
+            case .resolved(let id):
                 result.resolved[key] = id
                 result.counts.known += 1
-            } else if let next = row?.next, next > now {
+            case .notFound:
                 result.counts.notFound += 1
-            } else {
+            case .due:
                 result.counts.toResolve += 1
                 result.due.append((first.entry, files[key]?.count ?? 1, worklist.entryCount + ordinal))
             }
@@ -384,9 +387,11 @@ public final class CacheStore: Sendable {
                 ON CONFLICT (title_key, year, type) DO UPDATE SET
                     asked_title = excluded.asked_title, imdb_id = excluded.imdb_id,
                     resolved_at = excluded.resolved_at, next_attempt_at = excluded.next_attempt_at
+                WHERE \(TitleIndexRow.replacesSQL)
                 """)
             selectTitle = try db.prepare(
-                "SELECT imdb_id, next_attempt_at FROM titles WHERE title_key = ? AND year = ? AND type = ?")
+                "SELECT imdb_id, next_attempt_at, asked_title FROM titles WHERE title_key = ? AND year = ? AND type = ?"
+            )
             // Temporary tables live in SQLite's page cache, kept to 512 KB, and spill to a temporary
             // file, so a long worklist costs pages on disk, not memory; `due` is read in the order
             // of its index, so no sorter holds the due IDs in memory either. `file` is the last

@@ -5,7 +5,9 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import ServiceLifecycle
 
 /// How `filmcache serve` listens.
@@ -31,6 +33,12 @@ public struct ServeListenOptions: Sendable {
 
 /// `filmcache serve`'s HTTP side: OMDb's `GET /?apikey=…&…` answered by the engine, `/healthz`,
 /// `/quota`, `/metrics`, and the dashboard at `/` (a request with no query).
+///
+/// `/healthz` and `/metrics` are open, for load balancers and Prometheus (they show counts, no
+/// film). The dashboard and `/quota` show what apps ask for and the key's day: they take a client
+/// token, as `Authorization: Bearer TOKEN`, as HTTP Basic's password (a browser asks for it; any
+/// user name), or, for `/quota`, as `?apikey=TOKEN`. Every route answers `HEAD` as `GET`, without
+/// the body; an HTTP/1.0 request without `Connection: keep-alive` gets its connection closed.
 public enum ServeHTTP {
     /// Runs the server until SIGTERM or SIGINT, then stops taking connections, lets the requests
     /// in flight finish, and writes the engine's last demand and ledger release.
@@ -41,8 +49,18 @@ public enum ServeHTTP {
         listening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let router = Router(context: BasicRequestContext.self)
-        router.get("/") { request, _ -> Response in
+        /// `handler` for GET, and for HEAD with the body left out (its length kept).
+        func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request) async -> Response) {
+            router.get(path) { request, _ in await handler(request) }
+            router.head(path) { request, _ in
+                var response = await handler(request)
+                response.body = ResponseBody(contentLength: response.body.contentLength) { _ in }
+                return response
+            }
+        }
+        route("/") { request -> Response in
             guard let query = request.uri.query, !query.isEmpty else {
+                guard Self.authorized(request, engine: engine) else { return Self.unauthorized(html: true) }
                 return Self.response(200, Array(await pages.dashboard().utf8), type: "text/html; charset=utf-8")
             }
             guard query.utf8.count <= options.maxRequestLine else {
@@ -54,22 +72,25 @@ public enum ServeHTTP {
             metrics.record(answer.outcome, after: started.duration(to: .now))
             return Self.response(answer.status, answer.body, type: answer.contentType, extra: answer.headers)
         }
-        router.get("/healthz") { _, _ -> Response in
+        route("/healthz") { _ -> Response in
             let health = await pages.health()
             return Self.response(health.ok ? 200 : 503, Array(health.json.utf8))
         }
-        router.get("/quota") { _, _ -> Response in
+        route("/quota") { request -> Response in
+            guard Self.authorized(request, engine: engine) else { return Self.unauthorized(html: false) }
             guard let json = await pages.quotaJSON() else {
                 return Self.response(503, OMDbAnswer.error(OMDbAnswer.errorGettingData))
             }
             return Self.response(200, Array(json.utf8))
         }
-        router.get("/metrics") { _, _ -> Response in
+        route("/metrics") { _ -> Response in
             await metrics.updateQuota(from: pages)
             return Self.response(200, metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")
         }
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [RequestHeadDeadline(deadline: options.headDeadline)],
+            additionalChannelHandlers: [
+                RequestHeadDeadline(deadline: options.headDeadline), HTTP10CloseInstaller(),
+            ],
             idleTimeout: .nanoseconds(options.idleTimeout.inNanoseconds),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: options.maxHeaderBytes, maxHeaderListSize: options.maxHeaderBytes,
@@ -88,6 +109,41 @@ public enum ServeHTTP {
                 services: [.init(service: EngineService(engine: engine)), .init(service: app)],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// Whether `request` carries a client token: `Authorization: Bearer TOKEN`, HTTP Basic with the
+    /// token as its password, or an `apikey` query item.
+    static func authorized(_ request: Request, engine: ServeEngine) -> Bool {
+        if let value = request.headers[.authorization] {
+            let (scheme, credentials) = value.splitOnce(" ")
+            switch scheme.lowercased() {
+            case "bearer":
+                return engine.accepts(token: credentials.trimmingCharacters(in: .whitespaces))
+            case "basic":
+                guard let data = Data(base64Encoded: credentials.trimmingCharacters(in: .whitespaces)),
+                    let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+                else { return false }
+                return engine.accepts(token: String(text[text.index(after: colon)...]))
+            default:
+                return false
+            }
+        }
+        let items = QueryItems.parse((request.uri.query ?? "")[...])
+        guard let token = items.last(where: { $0.name.lowercased() == "apikey" })?.value else { return false }
+        return engine.accepts(token: token)
+    }
+
+    /// 401 with the challenge a browser answers by asking for a user name and password.
+    static func unauthorized(html: Bool) -> Response {
+        let text = "a client token is needed: Authorization: Bearer TOKEN, or HTTP Basic with the token as the password"
+        var response =
+            html
+            ? response(
+                401, Array("<!DOCTYPE html><title>filmcache serve</title><p>\(text)</p>\n".utf8),
+                type: "text/html; charset=utf-8")
+            : response(401, Array("{\"error\":\"\(text), or ?apikey=TOKEN\"}".utf8))
+        response.headers[.wwwAuthenticate] = "Basic realm=\"filmcache serve\", charset=\"UTF-8\""
+        return response
     }
 
     /// A response with `body`; OMDb's answers also allow any origin (browsers call OMDb directly)
@@ -121,6 +177,34 @@ private struct EngineService: Service {
         await work.value
         // Not in this (cancelled) task: the last writes must not be cut short.
         await Task { [engine] in await engine.finish() }.value
+    }
+}
+
+/// Puts ``HTTP10Close`` in front of the HTTP/1 codec, where requests still carry their version; it
+/// stands after the codec, where Hummingbird adds a server's own handlers, and passes all through.
+private final class HTTP10CloseInstaller: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let pipeline = context.pipeline.syncOperations
+        guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else { return }
+        try? pipeline.addHandler(HTTP10Close(), position: .before(codec.handler))
+    }
+}
+
+/// Marks an HTTP/1.0 request without `Connection: keep-alive` (and any request not kept alive)
+/// `Connection: close`, so the server closes the connection after its answer, as HTTP/1.0 expects.
+private final class HTTP10Close: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(var head) = unwrapInboundIn(data), !head.isKeepAlive {
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            return
+        }
+        context.fireChannelRead(data)
     }
 }
 
@@ -166,5 +250,13 @@ private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
         timer = context.eventLoop.scheduleTask(in: deadline) {
             loopBound.value.close(promise: nil)
         }
+    }
+}
+
+extension String {
+    /// The text before the first `separator` and after it (empty when there is none).
+    fileprivate func splitOnce(_ separator: Character) -> (String, String) {
+        guard let index = firstIndex(of: separator) else { return (self, "") }
+        return (String(self[..<index]), String(self[self.index(after: index)...]))
     }
 }

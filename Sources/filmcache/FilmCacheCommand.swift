@@ -30,7 +30,49 @@ struct FilmCacheCommand: AsyncParsableCommand {
             Db.self,
         ]
     )
+
+    /// Runs the command with SIGPIPE ignored, so that standard output closed under it (`| head`) is a
+    /// write error, not the end of the process, and ends with 74 when what it wrote to standard output
+    /// did not all get out (unless it already failed for another reason, whose status it keeps, or
+    /// its output is a courtesy: ``OutputIsACourtesy``).
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        Foundation.exit(await runToTheEnd())
+    }
+
+    /// Parses and runs the command off the main actor (the command is made and run in one place,
+    /// never sent across), and returns the exit status.
+    private nonisolated static func runToTheEnd() async -> Int32 {
+        var status = ExitCode.success.rawValue
+        var outputMatters = true
+        do {
+            var command = try await asyncParseAsRoot(nil)
+            outputMatters = !(command is any OutputIsACourtesy)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if !text.isEmpty {
+                if code == .success { print(text) } else { StandardError.write(text) }
+            }
+            status = code.rawValue
+        }
+        if !StandardOutput.flush(), status == ExitCode.success.rawValue, outputMatters {
+            StandardError.write(
+                "filmcache: standard output could not be written (closed, or a full disk); the output is cut short")
+            status = ExitStatus.ioError
+        }
+        return status
+    }
 }
+
+/// A command whose standard output is a courtesy beside its work (`warm`: the work is committed and
+/// the status says how it went), so standard output closed under it does not change its status.
+protocol OutputIsACourtesy {}
 
 /// Flags every command shares.
 struct CommonOptions: ParsableArguments {

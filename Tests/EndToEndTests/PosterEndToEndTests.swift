@@ -2,11 +2,16 @@ import Foundation
 import Testing
 
 /// Posters fetched by the built `filmcache` from the stand-in's image host, into a real store directory.
+///
+/// The stand-in serves its images on loopback, an address poster fetches refuse unless the host
+/// is allowed: every run here allows it (``allowStandIn``), as an operator allows a LAN image server.
 @Suite(.serialized) struct PosterEndToEndTests {
     let scratch: ReliabilityScratch
     var db: String { scratch.db }
     var store: String { scratch.dir + "/posters" }
     let environment = ["OMDB_API_KEY": "test-key-e2e"]
+    /// The flag that lets poster fetches reach the stand-in on loopback.
+    static let allowStandIn = ["--poster-allow-host", "127.0.0.1"]
 
     init() throws {
         scratch = try ReliabilityScratch("posters")
@@ -23,17 +28,8 @@ import Testing
 
     func posters(_ extra: [String] = [], environment: [String: String] = [:]) throws -> BuiltBinaries.Output {
         try BuiltBinaries.run(
-            "filmcache", ["posters", "--db", db, "--store", store, "--poster-rate", "500"] + extra,
+            "filmcache", ["posters", "--db", db, "--store", store, "--poster-rate", "500"] + Self.allowStandIn + extra,
             environment: environment)
-    }
-
-    /// The count a poster report gives on the row labelled `label`.
-    func reported(_ label: String, _ output: String) -> Int? {
-        output.split(separator: "\n").lazy.compactMap { line -> Int? in
-            let text = line.trimmingCharacters(in: .whitespaces)
-            guard text.hasPrefix(label + " ") else { return nil }
-            return Int(text.dropFirst(label.count).trimmingCharacters(in: .whitespaces).prefix { $0.isNumber })
-        }.first
     }
 
     /// The stand-in's poster counters.
@@ -84,7 +80,7 @@ import Testing
     @Test func aWarmStoresEachPosterOnceThenRevalidatesWith304sAndPrunesReplacedOnes() throws {
         let standIn = try StandInProcess(arguments: ["--generate", "80", "--posters"], corpus: nil)
         let ids = GeneratedIDs.first(60)
-        let warmed = try warm(ids, standIn, ["--posters", store])
+        let warmed = try warm(ids, standIn, ["--posters", store] + Self.allowStandIn)
         #expect(warmed.status == 0, "\(warmed.stderr)")
         let withPoster = Int(try scratch.sqlite("SELECT count(*) FROM films WHERE poster_url IS NOT NULL")) ?? -1
         #expect(withPoster > 40)
@@ -185,7 +181,8 @@ import Testing
         for round in 0..<5 {
             let run = try RunningBinary(
                 "filmcache",
-                ["posters", "--db", db, "--store", store, "--poster-rate", "0", "--poster-max-in-flight", "16"])
+                ["posters", "--db", db, "--store", store, "--poster-rate", "0", "--poster-max-in-flight", "16"]
+                    + Self.allowStandIn)
             usleep(UInt32(150_000 + round * 120_000))
             run.send(SIGKILL)
             _ = run.wait()
@@ -202,7 +199,8 @@ import Testing
         try standIn.setBehaviour("poster-version=2&latency-ms=40")
         let run = try RunningBinary(
             "filmcache",
-            ["posters", "--db", db, "--store", store, "--poster-revalidate-days", "0", "--poster-max-in-flight", "4"])
+            ["posters", "--db", db, "--store", store, "--poster-revalidate-days", "0", "--poster-max-in-flight", "4"]
+                + Self.allowStandIn)
         usleep(600_000)
         run.send(SIGTERM)
         let stopped = run.wait()
@@ -250,7 +248,8 @@ import Testing
                 to: URL(fileURLWithPath: "\(corpus)/\(id).json"))
         }
         let standIn = try StandInProcess(arguments: ["--posters"], corpus: corpus)
-        let warmed = try warm(["tt0000101", "tt0000102", "tt0000103", "tt0000104"], standIn, ["--posters", store])
+        let warmed = try warm(
+            ["tt0000101", "tt0000102", "tt0000103", "tt0000104"], standIn, ["--posters", store] + Self.allowStandIn)
         #expect(warmed.status == 0, "\(warmed.stderr)")
         #expect(reported("stored", warmed.stdout) == 2, "\(warmed.stdout)")
         #expect(reported("already held", warmed.stdout) == 1, "\(warmed.stdout)")
@@ -275,6 +274,7 @@ import Testing
                 rate = 0
                 poster_store = "posters"
                 poster_rate = 0
+                poster_allow_hosts = ["127.0.0.1"]
                 """.utf8))
         let out = try BuiltBinaries.run("filmcache", ["warm", "--job", job], environment: environment)
         #expect(out.status == 0, "\(out.stderr)")
@@ -288,6 +288,21 @@ import Testing
         #expect(bad.status == 64)
         #expect(
             bad.stderr.contains("--poster-rate must be 0 or from 0.001 to 10000 requests a second"), "\(bad.stderr)")
+        try scratch.write("bad-host.toml", Array("poster_allow_hosts = [\"127.0.0.1\", \"images.lan:8080\"]\n".utf8))
+        let badHost = try BuiltBinaries.run(
+            "filmcache", ["posters", "--job", scratch.dir + "/bad-host.toml", "--db", db, "--store", store],
+            environment: environment)
+        #expect(badHost.status == 78, "\(badHost.stderr)")
+        #expect(
+            badHost.stderr.contains("bad-host.toml:1: poster_allow_hosts: 'images.lan:8080' is not a host name"),
+            "\(badHost.stderr)")
+        let badFlag = try BuiltBinaries.run(
+            "filmcache", ["posters", "--job", job, "--poster-allow-host", "http://images.lan/"],
+            environment: environment)
+        #expect(badFlag.status == 64, "\(badFlag.stderr)")
+        #expect(
+            badFlag.stderr.contains("--poster-allow-host: 'http://images.lan/' is not a host name"), "\(badFlag.stderr)"
+        )
         let missing = try BuiltBinaries.run(
             "filmcache", ["posters", "--db", scratch.dir + "/none.sqlite", "--store", store], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("no cache database at"), "\(missing.stderr)")
@@ -298,4 +313,13 @@ import Testing
             notADirectory.status == 73 && notADirectory.stderr.contains("is not a directory"), "\(notADirectory.stderr)"
         )
     }
+}
+
+/// The count a poster report gives on the row labelled `label`.
+func reported(_ label: String, _ output: String) -> Int? {
+    output.split(separator: "\n").lazy.compactMap { line -> Int? in
+        let text = line.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix(label + " ") else { return nil }
+        return Int(text.dropFirst(label.count).trimmingCharacters(in: .whitespaces).prefix { $0.isNumber })
+    }.first
 }

@@ -87,6 +87,68 @@ extension Reliability {
             #expect(try ledgerIsEmpty())
         }
 
+        /// serve's settings at their extremes: once a crash at the first request (1e19 s overflowed a
+        /// duration), at start-up (1e308), or every connection dropped (1e-300 s to send a head).
+        static let serveAbsurd: [(flag: String, key: String, value: String, range: String)] = [
+            ("--request-timeout", "request_timeout", "1e19", "from 0.1 to 3600 seconds"),
+            ("--request-timeout", "request_timeout", "1e308", "from 0.1 to 3600 seconds"),
+            ("--request-head-timeout", "request_head_timeout", "1e19", "from 0.1 to 3600 seconds"),
+            ("--request-head-timeout", "request_head_timeout", "1e-300", "from 0.1 to 3600 seconds"),
+            ("--answer-ttl-hours", "answer_ttl_hours", "1e308", "from 0 to 87600 hours"),
+            ("--negative-ttl-hours", "negative_ttl_hours", "1e19", "from 0 to 87600 hours"),
+        ]
+
+        @Test(arguments: serveAbsurd.indices)
+        func anAbsurdServeSettingIsRefusedWithItsRangeByFlagAndJobFile(index: Int) throws {
+            let setting = Self.serveAbsurd[index]
+            let tokens = try scratch.write("tokens", Array("app-token-alpha-1\n".utf8))
+            let base = ["serve", "--tokens-file", tokens, "--listen", "127.0.0.1:0"]
+            let flag = try BuiltBinaries.run(
+                "filmcache", base + ["--db", scratch.db, "\(setting.flag)=\(setting.value)"],
+                environment: ["OMDB_API_KEY": key])
+            #expect(flag.status == 64, "\(setting.flag) \(setting.value): \(flag.stderr)")
+            #expect(flag.stderr.contains("\(setting.flag) must be \(setting.range)"), "\(flag.stderr)")
+            let job = try scratch.write(
+                "serve.toml", Array("db = \"\(scratch.db)\"\n\(setting.key) = \(setting.value)\n".utf8))
+            let fromJob = try BuiltBinaries.run("filmcache", base + ["--job", job], environment: ["OMDB_API_KEY": key])
+            #expect(fromJob.status == 78, "\(setting.key) = \(setting.value): \(fromJob.stderr)")
+            #expect(fromJob.stderr.contains(":2: \(setting.key): must be \(setting.range)"), "\(fromJob.stderr)")
+        }
+
+        /// Every numeric flag of `warm` at the edges of what a number can be: a status the help
+        /// documents, never a signal, and no call charged for a value refused.
+        @Test func everyNumericWarmFlagAtItsExtremesEndsWithAStatusNeverASignal() throws {
+            let help = try BuiltBinaries.run("filmcache", ["warm", "--help"], environment: ["COLUMNS": "200"]).stdout
+            let numeric = help.split(separator: "\n").compactMap { line -> String? in
+                let words = line.split(separator: " ")
+                guard let flag = words.first, flag.hasPrefix("--"), words.count > 1,
+                    words[1].hasPrefix("<"),
+                    !["<path>", "<url>", "<file>", "<job>", "<db>"].contains(String(words[1])),
+                    ![
+                        "--db", "--job", "--base-url", "--api-key-file", "--metrics-file", "--posters",
+                        "--worklist-format", "--log-level", "--log-format", "--quota-timezone",
+                    ].contains(String(flag))
+                else { return nil }
+                return String(flag)
+            }
+            #expect(numeric.count >= 20, "\(numeric)")
+            let list = try worklist()
+            for flag in numeric {
+                for value in ["1e308", "-1e308", "1e19", "1e-300", "nan", "inf", "18446744073709551616"] {
+                    let out = try BuiltBinaries.run(
+                        "filmcache",
+                        [
+                            "warm", "--db", scratch.db, "--base-url", "http://127.0.0.1:9/", "--no-progress",
+                            "\(flag)=\(value)", list,
+                        ], environment: ["OMDB_API_KEY": key])
+                    #expect(
+                        [0, 64, 69, 75, 78].contains(out.status), "\(flag)=\(value): status \(out.status) \(out.stderr)"
+                    )
+                    if out.status == 64 { #expect(out.stderr.contains(flag) || out.stderr.contains("value")) }
+                }
+            }
+        }
+
         @Test func retryBaseAboveTheCapIsRefusedByFlagAndJobFile() throws {
             let list = try worklist()
             let flags = try BuiltBinaries.run(

@@ -284,6 +284,11 @@ import Testing
                 let answer = try serve.get(path)
                 seen += answer.text + answer.headers.description
             }
+            for path in ["/quota", "/"] {
+                let answer = try serve.get(path, headers: ["Authorization: Bearer \(ServeProcess.tokens[0])"])
+                #expect(answer.status == 200)
+                seen += answer.text + answer.headers.description
+            }
             serve.binary.send(SIGTERM)
             let output = serve.binary.wait(timeout: 30)
             #expect(output.status == 0)

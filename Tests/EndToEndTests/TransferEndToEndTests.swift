@@ -133,7 +133,9 @@ import Testing
         try (lines.joined(separator: "\n") + "\n").write(toFile: mixed, atomically: true, encoding: .utf8)
         let target = dir + "/target.sqlite"
         let out = try BuiltBinaries.run("filmcache", ["import", "--db", target, mixed])
-        #expect(out.status == 0, "\(out.stderr)")
+        // Lines were skipped: the status says so (the rest is imported all the same).
+        #expect(out.status == 65, "\(out.stderr)")
+        #expect(out.stderr.contains("2 lines were skipped"), "\(out.stderr)")
         #expect(out.stderr.contains("mixed.jsonl:11: no rawJSON"), "\(out.stderr)")
         #expect(out.stderr.contains("mixed.jsonl:21: not valid JSON"), "\(out.stderr)")
         #expect(count(out.stdout, "bad, skipped") == 2 && count(out.stdout, "added") == lines.count - 2)

@@ -19,6 +19,9 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
         self.fingerprint = KeyFingerprint.of(trimmed)
     }
 
+    /// What finds the key echoed in an upstream's answer.
+    var echo: SecretEcho { SecretEcho(secret) }
+
     /// The fingerprint as reports show it: its first twelve hex digits.
     public var shortFingerprint: String { KeyFingerprint.short(fingerprint) }
 

@@ -45,7 +45,7 @@ public final class CurlMultiTransport: HTTPRequestTransport {
             loop.submit(
                 Transfer(
                     url: request.url, maxBodyBytes: loop.options.maxBodyBytes, continuation: continuation,
-                    headers: request.headers, maxRedirects: request.maxRedirects))
+                    headers: request.headers, maxRedirects: request.maxRedirects, destinations: request.destinations))
         }
         return try result.get()
     }
@@ -76,6 +76,12 @@ final class Transfer: @unchecked Sendable {
     /// Request header lines; a request with none is an OMDb call, sent at most once.
     let headers: [String]
     let maxRedirects: Int
+    /// The addresses the request and its redirects may connect to.
+    let destinations: DestinationPolicy
+    /// The easy handle running the transfer, set when it starts; the callbacks read the URL being fetched from it.
+    var easy: UnsafeMutableRawPointer?
+    /// The first connection ``destinations`` refused.
+    var refusal: DestinationRefusal?
     /// The header list libcurl reads while the transfer runs; freed when it completes.
     var headerList: UnsafeMutablePointer<curl_slist>?
     var body: [UInt8] = []
@@ -89,13 +95,41 @@ final class Transfer: @unchecked Sendable {
 
     init(
         url: String, maxBodyBytes: Int, continuation: CheckedContinuation<CurlResult, Never>, headers: [String],
-        maxRedirects: Int
+        maxRedirects: Int, destinations: DestinationPolicy = .any
     ) {
         self.url = url
         self.maxBodyBytes = maxBodyBytes
         self.continuation = continuation
         self.headers = headers
         self.maxRedirects = maxRedirects
+        self.destinations = destinations
+    }
+
+    /// Whether a connection to `address` for the URL being fetched now (the first one, or a
+    /// redirect's) is refused; the first refusal is kept for the transfer's failure.
+    func refuses(_ address: IPAddress) -> Bool {
+        guard let refusal = destinations.refusal(host: currentHost() ?? "(unknown host)", address: address) else {
+            return false
+        }
+        if self.refusal == nil { self.refusal = refusal }
+        return true
+    }
+
+    /// The host of the URL libcurl is fetching now (after a redirect, the redirect's), as libcurl parses it.
+    private func currentHost() -> String? {
+        guard let easy else { return nil }
+        var pointer: UnsafeMutableRawPointer?
+        guard fc_curl_easy_getinfo_pointer(easy, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else {
+            return nil
+        }
+        guard let parsed = curl_url() else { return nil }
+        defer { curl_url_cleanup(parsed) }
+        guard curl_url_set(parsed, CURLUPART_URL, pointer.assumingMemoryBound(to: CChar.self), 0) == CURLUE_OK
+        else { return nil }
+        var host: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK, let host else { return nil }
+        defer { curl_free(host) }
+        return String(cString: host)
     }
 
     /// Whether libcurl may send the request again on a new connection (never for an OMDb call).
@@ -197,11 +231,21 @@ final class CurlLoop: @unchecked Sendable {
     private func start(_ transfer: Transfer) {
         let easy = idleHandles.popLast() ?? makeHandle()
         let context = Unmanaged.passRetained(transfer).toOpaque()
+        transfer.easy = easy
         fc_curl_easy_setopt_string(easy, CURLOPT_URL, transfer.url)
         fc_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         fc_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
         fc_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         fc_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
+        fc_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
+        // Through a proxy the addresses connected to are the proxy's, never checked: a transfer
+        // that refuses internal addresses ignores the environment's proxy (an empty string), the
+        // others take it (the default, NULL).
+        if transfer.destinations.refusesInternal {
+            fc_curl_easy_setopt_string(easy, CURLOPT_PROXY, "")
+        } else {
+            fc_curl_easy_setopt_pointer(easy, CURLOPT_PROXY, nil)
+        }
         for line in transfer.headers { transfer.headerList = curl_slist_append(transfer.headerList, line) }
         fc_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList)
         fc_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, transfer.maxRedirects > 0 ? 1 : 0)
@@ -229,6 +273,7 @@ final class CurlLoop: @unchecked Sendable {
         fc_curl_easy_setopt_write_function(easy, curlWrite)
         fc_curl_easy_setopt_header_function(easy, curlHeader)
         fc_curl_easy_setopt_prereq_function(easy, curlPrerequest)
+        fc_curl_easy_setopt_opensocket_function(easy, curlOpenSocket)
         return easy
     }
 
@@ -251,8 +296,11 @@ final class CurlLoop: @unchecked Sendable {
                 curl_slist_free_all(list)
                 transfer.headerList = nil
             }
+            transfer.easy = nil
             let result: CurlResult
-            if code == CURLE_OK {
+            if code != CURLE_OK, let refusal = transfer.refusal {
+                result = .failure(.refused(refusal))
+            } else if code == CURLE_OK {
                 result = .success(
                     HTTPResponse(
                         status: status, body: transfer.body, retryAfter: transfer.retryAfter,
@@ -331,8 +379,37 @@ private func curlPrerequest(
 ) -> Int32 {
     guard let context else { return fc_curl_prereq_ok() }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    // A reused keep-alive connection was never opened for this request: its address is checked here.
+    if transfer.destinations.refusesInternal, let primaryIP, let address = IPAddress(String(cString: primaryIP)),
+        transfer.refuses(address)
+    {
+        return fc_curl_prereq_abort()
+    }
     transfer.sends += 1
     return transfer.sends > 1 && !transfer.mayResend ? fc_curl_prereq_abort() : fc_curl_prereq_ok()
+}
+
+/// libcurl open-socket callback: refuses a connection to an address the transfer's
+/// ``DestinationPolicy`` does not allow, before it is made.
+///
+/// Called for every address of every connection, the first request's and each redirect's,
+/// after name resolution; libcurl tries the name's next address after a refusal.
+private func curlOpenSocket(
+    _ context: UnsafeMutableRawPointer?, _ purpose: curlsocktype, _ address: UnsafeMutablePointer<curl_sockaddr>?
+) -> curl_socket_t {
+    guard let address else { return fc_curl_socket_bad() }
+    if let context {
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        if transfer.destinations.refusesInternal {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let count = Int(fc_curl_sockaddr_bytes(address, &bytes))
+            // An address of another family cannot be judged, so it is not connected to.
+            guard let judged = IPAddress(bytes: Array(bytes.prefix(count))), !transfer.refuses(judged) else {
+                return fc_curl_socket_bad()
+            }
+        }
+    }
+    return fc_curl_open_socket(address)
 }
 
 /// libcurl header callback: keeps `Retry-After`, `Content-Type`, `ETag` and `Last-Modified`; a new

@@ -31,6 +31,9 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
     let urlPrefix: String
     /// The request URL up to its query, for a title's `t=`.
     let requestPrefix: String
+    /// The key the URLs carry, looked for in every answer: an answer that echoes it is never stored
+    /// as a film, and a message that holds it is kept with the key masked.
+    let echo: SecretEcho
     let backoff: Backoff
     let gate: QuotaGate
     let pacing: Pacing<C>
@@ -97,6 +100,11 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 failure = error
             }
             var normalized: NormalizedFilm?
+            let echoed = echo.isEchoed(in: response.body) || response.contentType.map(echo.isEchoed(in:)) == true
+            if echoed {
+                response.body = echo.redacting(response.body)
+                response.contentType = response.contentType.map { echo.redacting($0, replacement: SecretEcho.withheld) }
+            }
             let body: FetchOutcome.Body
             if failure != nil {
                 body = .malformed
@@ -111,9 +119,17 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 case nil: body = .malformed
                 }
             }
-            let outcome = FetchOutcome.classify(
+            // Told apart by OMDb's words as sent; every message kept or shown has the key cut out.
+            var outcome = FetchOutcome.classify(
                 status: response.status, body: body, transportFailure: failure, retryAfter: response.retryAfter)
+            if echoed { outcome = outcome.redacting(echo) }
             switch outcome {
+            case .film where echoed:
+                // Not OMDb's answer (OMDb never repeats the key): never stored, never served.
+                let what = "an answer that echoes the API key (never stored)"
+                logger.warning("not an OMDb answer", metadata: subject(["answer": "\(what)"]))
+                if pacing.recordForeign(at: clock.now).endsRun { return .notOMDb(what) }
+                return .failed("not an OMDb answer: \(what)", httpStatus: response.status)
             case .film:
                 pacing.recordSuccess()
                 if case .query = target { return .answer(response.body) }
@@ -132,7 +148,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 _ = pacing.recordRejected(at: clock.now)
                 return .failed("HTTP \(status)\(message.map { ": " + $0 } ?? "")", httpStatus: status)
             case .notOMDb(let status):
-                let what = ForeignAnswer.describe(response)
+                let what = describeForeign(response)
                 logger.debug("not an OMDb answer", metadata: subject(["answer": "\(what)"]))
                 if pacing.recordForeign(at: clock.now).endsRun { return .notOMDb(what) }
                 return .failed("not an OMDb answer: \(what)", httpStatus: status)
@@ -149,7 +165,7 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 let action: CircuitBreaker<C>.Action
                 if case .malformedBody = reason {
                     let foreign = pacing.recordForeign(at: clock.now)
-                    if foreign.endsRun { return .notOMDb(ForeignAnswer.describe(response)) }
+                    if foreign.endsRun { return .notOMDb(describeForeign(response)) }
                     action = foreign.action
                 } else {
                     action = pacing.recordFailure(at: clock.now)
@@ -167,6 +183,14 @@ struct FilmFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 }
             }
         }
+    }
+
+    /// Words for an answer that is not OMDb's (``ForeignAnswer``), its body withheld when it
+    /// still holds the key in an escaped spelling.
+    private func describeForeign(_ response: HTTPResponse) -> String {
+        var response = response
+        if echo.isEchoed(in: response.body) { response.body = Array(SecretEcho.withheld.utf8) }
+        return ForeignAnswer.describe(response)
     }
 
     /// Words for a transient failure, for logs and the `lookups` table.

@@ -40,11 +40,14 @@ public struct HTTPRequest: Sendable, Equatable {
     public var headers: [String]
     /// Redirects followed (0: none, the rule for OMDb calls).
     public var maxRedirects: Int
+    /// The addresses the request and its redirects may connect to.
+    public var destinations: DestinationPolicy
 
-    public init(url: String, headers: [String] = [], maxRedirects: Int = 0) {
+    public init(url: String, headers: [String] = [], maxRedirects: Int = 0, destinations: DestinationPolicy = .any) {
         self.url = url
         self.headers = headers
         self.maxRedirects = maxRedirects
+        self.destinations = destinations
     }
 }
 

@@ -62,6 +62,12 @@ extension JobFile {
         case .posterMaxBytes: posters.maxBytes = try reader.integer(in: key)
         case .posterRevalidateDays: posters.revalidateDays = try reader.number(in: key)
         case .posterGoneRetryDays: posters.goneRetryDays = try reader.number(in: key)
+        case .answerTTLHours: serve.answerTTLHours = try reader.number(in: key)
+        case .negativeTTLHours: serve.negativeTTLHours = try reader.number(in: key)
+        case .requestTimeout: serve.requestTimeout = try reader.duration(in: key)
+        case .requestHeadTimeout: serve.requestHeadTimeout = try reader.duration(in: key)
+        case .progressInterval: progressInterval = try reader.duration(in: key)
+        case .posterAllowHosts: posters.allowHosts = try reader.hosts()
         }
     }
 

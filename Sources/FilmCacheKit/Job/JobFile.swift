@@ -27,6 +27,10 @@ public struct JobFile: Sendable, Equatable {
     public var fetch = FetchOverrides()
     /// Poster settings (`poster_*`).
     public var posters = PosterOverrides()
+    /// `serve`'s settings.
+    public var serve = ServeOverrides()
+    /// Time between progress log lines when standard error is not a terminal.
+    public var progressInterval: Duration?
     /// How long a run may take before it stops cleanly.
     public var maxRuntime: Duration?
     /// How worklist files are read: one of ``JobKey/worklistFormats``.

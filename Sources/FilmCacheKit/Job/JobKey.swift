@@ -78,6 +78,18 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case posterRevalidateDays = "poster_revalidate_days"
     /// Days before a poster that is gone (404) is asked for again.
     case posterGoneRetryDays = "poster_gone_retry_days"
+    /// `serve`: hours a stored `t=`, `s=` or `Season=` answer that found something is served.
+    case answerTTLHours = "answer_ttl_hours"
+    /// `serve`: hours a stored negative answer is served.
+    case negativeTTLHours = "negative_ttl_hours"
+    /// `serve`: how long a request waits for OMDb before it gets a stale answer or an error.
+    case requestTimeout = "request_timeout"
+    /// `serve`: how long a client has to send a request's line and headers.
+    case requestHeadTimeout = "request_head_timeout"
+    /// `warm`: time between progress log lines when standard error is not a terminal.
+    case progressInterval = "progress_interval"
+    /// Poster hosts that may be on internal addresses (a LAN image server); every other is refused there.
+    case posterAllowHosts = "poster_allow_hosts"
 
     /// The worklist formats `worklist_format` accepts.
     public static let worklistFormats = ["auto", "text", "csv", "json"]

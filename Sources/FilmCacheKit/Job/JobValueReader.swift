@@ -60,6 +60,28 @@ struct JobValueReader {
 
     /// An array of paths (a single string is taken as a list of one), at least one.
     func paths() throws(JobFileError.Issue) -> [String] {
+        let texts = try strings()
+        guard !texts.isEmpty else { throw issue("name at least one file") }
+        var paths: [String] = []
+        for text in texts { paths.append(try resolved(expanded(text))) }
+        return paths
+    }
+
+    /// An array of host names or addresses (a single string is taken as a list of one), `${…}`
+    /// expanded and normalized (``DestinationPolicy/allowedHost(_:)``); an empty array is none.
+    func hosts() throws(JobFileError.Issue) -> [String] {
+        var hosts: [String] = []
+        for text in try strings() {
+            switch DestinationPolicy.allowedHost(try expanded(text)) {
+            case .success(let host): hosts.append(host)
+            case .failure(let error): throw issue(error.description)
+            }
+        }
+        return hosts
+    }
+
+    /// An array of strings, as written; a single string is taken as a list of one.
+    private func strings() throws(JobFileError.Issue) -> [String] {
         let texts: [String]
         switch entry.value {
         case .string(let text): texts = [text]
@@ -74,10 +96,7 @@ struct JobValueReader {
             texts = strings
         default: throw mismatch("an array of strings")
         }
-        guard !texts.isEmpty else { throw issue("name at least one file") }
-        var paths: [String] = []
-        for text in texts { paths.append(try resolved(expanded(text))) }
-        return paths
+        return texts
     }
 
     /// A duration within `key`'s range (in seconds): seconds as a number, or text such as `"45m"` or `"1h30m"`.

@@ -58,9 +58,12 @@ extension JobKey {
         case .posterMaxInFlight: SettingRange(1...256)
         case .posterMaxBytes: SettingRange(1_024...104_857_600, unit: " bytes")
         case .posterRevalidateDays, .posterGoneRetryDays: SettingRange(0...36_500, unit: " days")
+        case .answerTTLHours, .negativeTTLHours: SettingRange(0...87_600, unit: " hours")
+        case .requestTimeout, .requestHeadTimeout: SettingRange(0.1...3_600, unit: " seconds")
+        case .progressInterval: SettingRange(0.1...day, unit: " seconds")
         case .worklists, .db, .dbPasswordFile, .apiKeyFile, .apiKeyEnv, .baseURL, .quotaTimezone, .worklistFormat,
             .metricsFile,
-            .logFormat, .posterStore:
+            .logFormat, .posterStore, .posterAllowHosts:
             nil
         }
     }

@@ -144,6 +144,7 @@ public struct WarmJob: Sendable {
         let pacing = Pacing(configuration: configuration, clock: clock)
         let fetcher = FilmFetcher(
             transport: transport, urlPrefix: configuration.urlPrefix, requestPrefix: configuration.requestPrefix,
+            echo: configuration.apiKey.echo,
             backoff: configuration.backoff, gate: gate,
             pacing: pacing, stop: stop, tally: tally, clock: clock, now: now, logger: logger)
         let recorder = WarmRecorder(

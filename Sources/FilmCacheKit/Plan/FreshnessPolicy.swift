@@ -25,6 +25,10 @@ public struct FreshnessPolicy: Sendable, Equatable {
     public var failureRetryBase: TimeInterval = 3_600
     /// The longest wait between failed runs of one ID.
     public var failureRetryCap: TimeInterval = 7 * Self.day
+    /// A forced refresh (`warm --refresh`): rows fetched before this instant are stale whatever
+    /// their TTL, and negative answers and failures are due at once. The run's start, so a film
+    /// the run (or one beside it) fetched is not fetched again.
+    public var refreshBefore: Date?
 
     /// Seconds in a day.
     public static let day: TimeInterval = 86_400
@@ -79,15 +83,32 @@ public struct FreshnessPolicy: Sendable, Equatable {
         case upgrade
     }
 
+    /// How far ahead of this host's clock an instant may lie and still be believed: another host's
+    /// clock may run a little fast.
+    public static let clockSkew: TimeInterval = 300
+
     /// Judges a row fetched at `fetchedAt` by normalizer `dataVersion`; a stale row is stale whatever its version.
+    ///
+    /// A row fetched more than ``clockSkew`` in the future (an import from a host with a wrong
+    /// clock, a bad line) is stale: no instant can keep a film fresh beyond its TTL from now.
     public func judge(
         fetchedAt: Date, dataVersion: Int, title: TitleAge, at now: Date,
         currentDataVersion: Int = FilmNormalizer.dataVersion
     ) -> Judgement {
         let age = now.timeIntervalSince(fetchedAt)
+        if age < -Self.clockSkew { return .stale(overdue: 1) }
         let ttl = ttl(of: title, at: now)
+        if let refreshBefore, fetchedAt < refreshBefore { return .stale(overdue: ttl > 0 ? max(1, age / ttl) : 1) }
         if age >= ttl { return .stale(overdue: ttl > 0 ? age / ttl : .infinity) }
         return dataVersion < currentDataVersion ? .upgrade : .fresh
+    }
+
+    /// When a row fetched at `fetchedAt` stops being fresh, seen at `now`: its TTL after it was
+    /// fetched, or `now` itself for a row fetched more than ``clockSkew`` in the future (as ``judge``
+    /// has it stale).
+    public func freshUntil(fetchedAt: Date, title: TitleAge, at now: Date) -> Date {
+        if now.timeIntervalSince(fetchedAt) < -Self.clockSkew { return now }
+        return fetchedAt.addingTimeInterval(ttl(of: title, at: now))
     }
 
     /// When an ID that has now failed `attempts` runs in a row is tried again.

@@ -47,7 +47,8 @@ public struct Planner: Sendable {
     /// times by apps, the `position`th distinct ID.
     ///
     /// The one rule behind every plan: a film row is judged by the freshness policy, a
-    /// negative answer waits for its `next_attempt_at`, and anything else is missing.
+    /// negative answer waits for its `next_attempt_at` (unless a refresh is forced), and anything
+    /// else is missing.
     public func place(_ state: CachedState, demand: Int, requests: Int = 0, position: Int, now: Date) -> Placement {
         let weight = Self.weight(named: demand, requests: requests)
         let requests = max(requests, 0)
@@ -63,7 +64,7 @@ public struct Planner: Sendable {
             case .fresh: return .fresh
             }
         }
-        if let status = state.lookupStatus, let next = state.nextAttemptAt, next > now {
+        if let status = state.lookupStatus, let next = state.nextAttemptAt, next > now, freshness.refreshBefore == nil {
             return status == .notFound ? .notFoundAwaitingRecheck : .failedAwaitingRetry
         }
         let failedBefore = state.lookupStatus == .failed ? state.lookupAttempts ?? 1 : nil

@@ -15,8 +15,15 @@ public struct PosterSettings: Sendable, Equatable {
     public var goneRetryAfter: Duration = .seconds(30 * 86_400)
     /// The first retry delay of a failed poster; it doubles with each failure in a row, up to a week.
     public var failedRetryAfter: Duration = .seconds(3600)
+    /// Hosts whose posters may be fetched from internal addresses (loopback, private, link-local,
+    /// unique-local …), by the name the poster URL spells; every other poster host must resolve to
+    /// public addresses, on the first request and on every redirect.
+    public var allowedHosts: [String] = []
 
     public init() {}
+
+    /// Where poster requests may connect to.
+    var destinations: DestinationPolicy { .publicOnly(allowing: allowedHosts) }
 
     /// The longest a failed poster waits for its next try.
     static let failedRetryCap: Duration = .seconds(7 * 86_400)
@@ -34,7 +41,7 @@ public struct PosterSummary: Sendable, Equatable {
     public var notModified = 0
     /// Posters the image host no longer has (404, 410).
     public var gone = 0
-    /// Bodies refused: not an image, or over the size cap.
+    /// Bodies refused (not an image, or over the size cap) and requests refused (an internal address).
     public var rejected = 0
     /// Other failures (HTTP status, transport); tried again later.
     public var failed = 0
@@ -221,8 +228,14 @@ public struct PosterJob: Sendable {
         }
         let response: HTTPResponse
         do {
-            response = try await transport.send(HTTPRequest(url: url, headers: headers, maxRedirects: 5))
+            response = try await transport.send(
+                HTTPRequest(url: url, headers: headers, maxRedirects: 5, destinations: settings.destinations))
         } catch {
+            if case .refused(let refusal) = error {
+                let message = "\(refusal); allow the host with \(Self.allowHostSetting(refusal.host))"
+                logger.warning("poster refused", metadata: ["imdbID": "\(due.imdbID)", "reason": "\(message)"])
+                return (outcome(.failed(message, retryAt: failedRetry)), .rejected(bytes: 0))
+            }
             logger.info("poster failed", metadata: ["imdbID": "\(due.imdbID)", "error": "\(error)"])
             if case .bodyTooLarge = error {
                 return (outcome(.failed(error.description, retryAt: failedRetry)), .rejected(bytes: 0))
@@ -261,6 +274,12 @@ public struct PosterJob: Sendable {
             logger.info("poster failed", metadata: ["imdbID": "\(due.imdbID)", "status": "\(response.status)"])
             return (outcome(.failed("HTTP \(response.status)", retryAt: failedRetry)), .failed)
         }
+    }
+
+    /// How an operator allows poster URLs on `host` to reach internal addresses: the flag and the job key.
+    static func allowHostSetting(_ host: String) -> String {
+        let value = host.contains(":") ? "'\(host)'" : host
+        return "--poster-allow-host \(value) (\(JobKey.posterAllowHosts.rawValue) in a job file)"
     }
 
     /// `base` doubled `times` times, without overflow.

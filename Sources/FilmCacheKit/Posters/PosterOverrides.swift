@@ -8,6 +8,8 @@ public struct PosterOverrides: Sendable, Equatable {
     public var maxBytes: Int?
     public var revalidateDays: Double?
     public var goneRetryDays: Double?
+    /// Hosts that may be on internal addresses, normalized; replaces the job file's list when given.
+    public var allowHosts: [String]?
 
     public init() {}
 
@@ -18,6 +20,7 @@ public struct PosterOverrides: Sendable, Equatable {
         if let maxBytes { settings.maxBytes = maxBytes }
         if let revalidateDays { settings.revalidateAfter = .seconds(revalidateDays * 86_400) }
         if let goneRetryDays { settings.goneRetryAfter = .seconds(goneRetryDays * 86_400) }
+        if let allowHosts { settings.allowedHosts = allowHosts }
     }
 
     /// The values given, by the key that names them, for the range check.

@@ -10,9 +10,16 @@ import Foundation
 /// final name. Files are not synced one by one (that cost three quarters of the throughput):
 /// ``sync()`` flushes them all before the rows naming them are committed, so after a power
 /// loss no row names a file that is not on disk.
+///
+/// The root is opened once, as the operator named it (a symlink in that path is followed: that
+/// is where the operator put the store). Below it nothing is followed: every directory and file
+/// is reached relative to an open directory with `O_NOFOLLOW`, so a symlink planted in the tree,
+/// before or during a run, never makes the store write, judge or delete a file outside it.
 public struct PosterStore: Sendable {
     /// The directory, absolute.
     public let root: String
+    /// The root, open.
+    private let directory: DirectoryHandle
 
     /// Opens the store at `root`, creating the directory when missing.
     public init(root: String) throws(PosterStoreError) {
@@ -31,6 +38,10 @@ public struct PosterStore: Sendable {
         guard access(absolute, W_OK | X_OK) == 0 else {
             throw .cannotWrite(path: absolute, reason: String(cString: strerror(errno)))
         }
+        guard let directory = DirectoryHandle(path: absolute) else {
+            throw .cannotWrite(path: absolute, reason: String(cString: strerror(errno)))
+        }
+        self.directory = directory
     }
 
     /// Where a poster with this digest and format lives, relative to the root: `ab/cd/<sha256>.<ext>`.
@@ -44,10 +55,15 @@ public struct PosterStore: Sendable {
         root + "/" + relativePath
     }
 
-    /// Whether the store holds a regular file at `relativePath`.
+    /// Whether the store holds a regular file at `relativePath` (`ab/cd/<name>`, hex-pair
+    /// directories), reached through no symlink and no `..`.
     public func holds(_ relativePath: String) -> Bool {
-        var info = stat()
-        return stat(path(of: relativePath), &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let parts = relativePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, Self.isHexPair(parts[0]), Self.isHexPair(parts[1]),
+            let leaf = try? leafDirectory(parts[0], parts[1], create: false),
+            let info = leaf.status(of: parts[2])
+        else { return false }
+        return Self.isRegular(info)
     }
 
     /// Stores `bytes` (already checked to be an image of format `image`) and says where, and
@@ -57,30 +73,49 @@ public struct PosterStore: Sendable {
     public func put(_ bytes: [UInt8], image: PosterImage) throws(PosterStoreError) -> (StoredPoster, created: Bool) {
         let digest = SHA256.hex(bytes)
         let relative = Self.relativePath(sha256: digest, image: image)
-        let final = path(of: relative)
         let stored = StoredPoster(sha256: digest, file: relative, bytes: bytes.count)
-        var info = stat()
-        if stat(final, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count {
+        let parts = relative.split(separator: "/").map(String.init)
+        let leaf = try leafDirectory(parts[0], parts[1], create: true)
+        if let info = leaf.status(of: parts[2]), Self.isRegular(info), Int(info.st_size) == bytes.count {
             return (stored, false)
         }
-        let directory = (final as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw .cannotCreate(path: directory, reason: Self.reason(error))
-        }
-        if let reason = TemporaryFile.replace(final, with: bytes, mode: 0o644, sync: false) {
-            throw .cannotWrite(path: final, reason: reason)
+        // A symlink or anything else under the final name is replaced, never written through.
+        if let reason = TemporaryFile.replace(parts[2], in: leaf.fd, with: bytes, mode: 0o644, sync: false) {
+            throw .cannotWrite(path: path(of: relative), reason: reason)
         }
         return (stored, true)
     }
 
+    /// The directory `first/second` under the root, made when `create` says so, opened without
+    /// following a symlink at either step.
+    private func leafDirectory(_ first: String, _ second: String, create: Bool) throws(PosterStoreError)
+        -> DirectoryHandle
+    {
+        guard let upper = directory.subdirectory(first, create: create) else {
+            throw .cannotCreate(path: path(of: first), reason: Self.openReason())
+        }
+        guard let leaf = upper.subdirectory(second, create: create) else {
+            throw .cannotCreate(path: path(of: first + "/" + second), reason: Self.openReason())
+        }
+        return leaf
+    }
+
+    /// Why a directory in the tree could not be made or opened, in the system's words, a symlink named as such.
+    private static func openReason() -> String {
+        let code = errno
+        if code == ELOOP || code == ENOTDIR { return "a symlink or not a directory (the store follows no symlink)" }
+        return String(cString: strerror(code))
+    }
+
+    private static func isRegular(_ info: stat) -> Bool {
+        (info.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// Flushes every file written so far to disk (`syncfs(2)` on the store's file system).
     public func sync() throws(PosterStoreError) {
-        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotWrite(path: root, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        guard fc_syncfs(fd) == 0 else { throw .cannotWrite(path: root, reason: String(cString: strerror(errno))) }
+        guard fc_syncfs(directory.fd) == 0 else {
+            throw .cannotWrite(path: root, reason: String(cString: strerror(errno)))
+        }
     }
 
     /// What ``prune(isReferenced:now:grace:)`` did.
@@ -100,27 +135,34 @@ public struct PosterStore: Sendable {
     /// Removes poster files `isReferenced` says no film uses, and temporary files left by a killed run.
     ///
     /// Files changed within `grace` of `now` are kept: a run storing posters at the same time
-    /// writes its file before it commits the row that references it. Files the store did not
-    /// name are never touched.
+    /// writes its file before it commits the row that references it. Only regular files the store
+    /// wrote are removed: under a name it gives (or a temporary name of its own), in its own
+    /// `ab/cd` directories, with one link (the store never makes hard links). The walk follows no
+    /// symlink: a symlink in the tree is left alone and counted as not the store's, and each file
+    /// is removed relative to the directory it was judged in (`unlinkat`), so swapping a directory
+    /// for a symlink while the walk runs removes nothing outside the store.
     public func prune(
         isReferenced: (_ sha256: String) async throws(StoreError) -> Bool, now: Date, grace: TimeInterval
     ) async throws(StoreError) -> PruneResult {
         var result = PruneResult()
-        let manager = FileManager.default
-        for first in (try? manager.contentsOfDirectory(atPath: root)) ?? [] where Self.isHexPair(first) {
-            for second in (try? manager.contentsOfDirectory(atPath: root + "/" + first)) ?? []
-            where Self.isHexPair(second) {
-                let directory = root + "/" + first + "/" + second
-                for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] {
-                    let path = directory + "/" + name
-                    var info = stat()
-                    guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        for first in directory.names() where Self.isHexPair(first) {
+            guard let upper = directory.subdirectory(first) else {
+                result.foreign += 1
+                continue
+            }
+            for second in upper.names() where Self.isHexPair(second) {
+                guard let leaf = upper.subdirectory(second) else {
+                    result.foreign += 1
+                    continue
+                }
+                for name in leaf.names() {
+                    guard let info = leaf.status(of: name), Self.isRegular(info), info.st_nlink == 1 else {
                         result.foreign += 1
                         continue
                     }
                     let age = now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec)
                     if TemporaryFile.isTemporary(name) {
-                        if age > grace, unlink(path) == 0 { result.temporaryRemoved += 1 } else { result.kept += 1 }
+                        if age > grace, leaf.remove(name) { result.temporaryRemoved += 1 } else { result.kept += 1 }
                         continue
                     }
                     guard let digest = Self.digest(ofFileNamed: name), digest.hasPrefix(first + second) else {
@@ -131,14 +173,14 @@ public struct PosterStore: Sendable {
                     if !referenced { referenced = try await isReferenced(digest) }
                     if referenced {
                         result.kept += 1
-                    } else if unlink(path) == 0 {
+                    } else if leaf.remove(name) {
                         result.removed += 1
                         result.removedBytes += Int(info.st_size)
                     }
                 }
-                rmdir(directory)  // only succeeds when empty
+                upper.removeDirectoryIfEmpty(second)
             }
-            rmdir(root + "/" + first)
+            directory.removeDirectoryIfEmpty(first)
         }
         return result
     }

@@ -14,7 +14,12 @@ public enum CopyReport {
         let verdict =
             tables.allSatisfy { $0.mismatch == nil }
             ? "  counts verified: every row of FROM is in TO" : "  counts DO NOT agree (see above)"
-        return "filmcache db copy \(from) → \(to)\n" + table.text + "\n" + verdict
+        let clamped = tables.reduce(0) { $0 + $1.clamped }
+        let note =
+            clamped == 0
+            ? ""
+            : "\n  \(clamped) films fetched in the future by FROM's clock were copied as fetched now"
+        return "filmcache db copy \(from) → \(to)\n" + table.text + "\n" + verdict + note
     }
 
     /// The same as JSON: `from`, `to`, `verified`, and `tables` with each table's counts.
@@ -26,7 +31,7 @@ public enum CopyReport {
                     Table(
                         table: $0.table.rawValue, read: $0.read, added: $0.counts.added, updated: $0.counts.updated,
                         kept: $0.counts.kept, fromCount: $0.sourceCount, toCount: $0.targetCount,
-                        mismatch: $0.mismatch)
+                        clampedToNow: $0.clamped, mismatch: $0.mismatch)
                 }))
     }
 
@@ -38,7 +43,7 @@ public enum CopyReport {
 
     private struct Table: Encodable {
         var table: String
-        var read, added, updated, kept, fromCount, toCount: Int
+        var read, added, updated, kept, fromCount, toCount, clampedToNow: Int
         var mismatch: String?
     }
 }

@@ -8,7 +8,7 @@ public enum PosterReport {
             ("already held", s.alreadyHeld, "downloaded; the store had these bytes"),
             ("not modified", s.notModified, "revalidated with a 304; no bytes"),
             ("gone", s.gone, "the image host has none (404, 410); asked again later"),
-            ("refused", s.rejected, "not an image, or over the size cap"),
+            ("refused", s.rejected, "not an image, over the size cap, or an internal address"),
             ("failed", s.failed, "tried again later"),
         ]
         if s.due == 0 { rows = [rows[0]] }

@@ -82,6 +82,11 @@ public final class ServeEngine: Sendable {
         }
     }
 
+    /// Whether `token` is one of the client tokens: what opens the dashboard and `/quota` too.
+    public func accepts(token: String) -> Bool {
+        tokens.withLock { $0.accepts(token) }
+    }
+
     /// Replaces the accepted tokens (the tokens file read again).
     public func replaceTokens(_ new: ServeTokens) {
         tokens.withLock { $0 = new }
@@ -174,22 +179,30 @@ public final class ServeEngine: Sendable {
             if query.imdbID == nil, query.answersWithFilm, let id = OMDbAnswer.imdbID(in: body) { count(id) }
             return ServeResponse(status: 200, body: body, outcome: .hit)
         }
-        let resolution = await fly("q:" + query.cacheKey) { [self] in await fetchAnswer(query) }
+        // One flight a spelling: OMDb's answer to one spelling is not another's when it finds nothing.
+        let resolution = await fly("q:" + query.askedKey) { [self] in await fetchAnswer(query) }
         return respond(resolution, stale: cached.stale.map { ($0.body, $0.answeredAt) })
     }
 
-    /// The stored answer to `query` while fresh at `at`, else the stale one, if any.
+    /// The stored answer to `query` while fresh at `at`, else the stale one, if any: a found answer
+    /// under the folded ``AnswerQuery/cacheKey``, else OMDb's negative answer to this very spelling
+    /// under ``AnswerQuery/askedKey``.
     private func cachedAnswer(_ query: AnswerQuery, at: Date) async throws(StoreError) -> (
         fresh: [UInt8]?, stale: CachedAnswer?
     ) {
-        if let body = memo.fresh("q:" + query.cacheKey, at: at) { return (body, nil) }
-        guard let cached = try await store.answer(for: query.cacheKey) else { return (nil, nil) }
-        let until = freshUntil(cached)
-        guard at >= until else {
-            memo.put("q:" + query.cacheKey, cached.body, freshUntil: until)
-            return (cached.body, nil)
+        var stale: CachedAnswer?
+        for (key, found) in [(query.cacheKey, true), (query.askedKey, false)] {
+            if let body = memo.fresh("q:" + key, at: at) { return (body, nil) }
+            // A negative answer stored under the folded key (before spellings were kept apart) is passed over.
+            guard let cached = try await store.answer(for: key), cached.found == found else { continue }
+            let until = freshUntil(cached, at: at)
+            guard at >= until else {
+                memo.put("q:" + key, cached.body, freshUntil: until)
+                return (cached.body, nil)
+            }
+            stale = stale ?? cached
         }
-        return (nil, cached)
+        return (nil, stale)
     }
 
     private func fetchAnswer(_ query: AnswerQuery) async -> ServeResolution {
@@ -231,7 +244,7 @@ public final class ServeEngine: Sendable {
                         nextAttemptAt: at.addingTimeInterval(configuration.freshness.titleNotFoundTTL))
                 ]
             }
-            await store(CachedAnswer(query: query.cacheKey, body: body, found: false, answeredAt: at), with: batch)
+            await store(CachedAnswer(query: query.askedKey, body: body, found: false, answeredAt: at), with: batch)
             return .answer(body)
         default:
             return unavailable(result, at: at)
@@ -336,7 +349,7 @@ public final class ServeEngine: Sendable {
     }
 
     private func store(_ answer: CachedAnswer, with batch: WriteBatch) async {
-        memo.put("q:" + answer.query, answer.body, freshUntil: freshUntil(answer))
+        memo.put("q:" + answer.query, answer.body, freshUntil: freshUntil(answer, at: answer.answeredAt))
         await write(batch)
         do {
             try await store.storeAnswers([answer])
@@ -350,12 +363,13 @@ public final class ServeEngine: Sendable {
         let age = TitleAge(
             type: film.type?.description, yearStart: film.yearStart, yearEnd: film.yearEnd,
             released: film.released?.description)
-        return film.lastFetched.addingTimeInterval(configuration.freshness.ttl(of: age, at: now))
+        return configuration.freshness.freshUntil(fetchedAt: film.lastFetched, title: age, at: now)
     }
 
-    /// When a stored answer stops being fresh.
-    private func freshUntil(_ answer: CachedAnswer) -> Date {
-        answer.answeredAt.addingTimeInterval(answer.found ? settings.answerTTL : settings.negativeAnswerTTL)
+    /// When a stored answer stops being fresh, seen at `now`: at once for one answered in the future.
+    private func freshUntil(_ answer: CachedAnswer, at now: Date) -> Date {
+        guard answer.answeredAt.timeIntervalSince(now) <= FreshnessPolicy.clockSkew else { return now }
+        return answer.answeredAt.addingTimeInterval(answer.found ? settings.answerTTL : settings.negativeAnswerTTL)
     }
 
     // MARK: - Demand

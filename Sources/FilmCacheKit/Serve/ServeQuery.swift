@@ -108,6 +108,11 @@ public struct AnswerQuery: Sendable, Equatable {
     public var cacheKey: String
     /// The query part of the OMDb request after the key, percent-encoded, as the app wrote it.
     public var upstream: String
+
+    /// The answer cache's key for OMDb's negative answer ("Movie not found!"): `asked:` and the
+    /// query as sent. A found film answers every spelling that folds to ``cacheKey``; a miss
+    /// answers only the spelling that got it, so a misspelling never denies the right title.
+    public var askedKey: String { "asked:" + upstream }
     /// The film the query names by ID, whose demand it counts.
     public var imdbID: String?
     /// For `t=` with the short plot: the title index's query, answered when OMDb finds the title.

@@ -62,6 +62,7 @@ final class ServeUpstream: Sendable {
         guard let gate = gate(at: instant) else { return .noBudget }
         let fetcher = FilmFetcher(
             transport: transport, urlPrefix: configuration.urlPrefix, requestPrefix: configuration.requestPrefix,
+            echo: configuration.apiKey.echo,
             backoff: configuration.backoff, gate: gate, pacing: pacing, stop: stop, tally: tally,
             clock: ContinuousClock(), now: now, logger: logger, waitsOutPauses: false)
         let result: FetchResult

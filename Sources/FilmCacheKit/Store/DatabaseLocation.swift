@@ -3,10 +3,14 @@ import Foundation
 /// Where the cache database lives, as `--db` or a job file's `db` names it: a SQLite file's path, or a
 /// PostgreSQL server.
 ///
-/// A value starting `postgresql://` or `postgres://` is a URL, `postgresql://USER@HOST[:PORT]/DBNAME`
-/// with an optional `?sslmode=disable|prefer|require|verify-full`; anything else is a path. A URL never
-/// carries a password: one that does is refused, and the password comes from a password file,
-/// `PGPASSWORD` or `~/.pgpass` instead (``PostgresLocation/password(file:environment:warn:)``).
+/// A value starting `postgresql:` or `postgres:`, in any case (RFC 3986: a scheme is case-insensitive),
+/// is a URL, `postgresql://USER@HOST[:PORT]/DBNAME` with an optional
+/// `?sslmode=disable|prefer|require|verify-full`; a value starting with any other scheme and `//`
+/// (`sqlite://`, `mysql://`) is refused; anything else is a path (`file:` URIs are then refused by
+/// ``DatabaseName``). A URL never carries a
+/// password: one that does is refused, and the password comes from a password file, `PGPASSWORD` or
+/// `~/.pgpass` instead (``PostgresLocation/password(file:environment:warn:)``). No message shows a
+/// password, whatever the scheme.
 public enum DatabaseLocation: Sendable, Equatable {
     /// A SQLite file, the path as given.
     case sqlite(path: String)
@@ -17,11 +21,37 @@ public enum DatabaseLocation: Sendable, Equatable {
     public init(parsing value: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(DatabaseLocationError)
     {
-        guard let rest = PostgresLocation.schemes.lazy.compactMap({ value.removingPrefix($0) }).first else {
+        let text = value.drop { $0.isWhitespace }
+        guard let (scheme, rest) = Self.scheme(of: text) else {
             self = .sqlite(path: value)
             return
         }
-        self = .postgres(try PostgresLocation(url: rest, environment: environment))
+        guard PostgresLocation.schemes.contains(scheme.lowercased()) else {
+            // `file:` is SQLite's own URI form, refused as naming no single file (``DatabaseName``).
+            guard rest.hasPrefix("//"), scheme.lowercased() != "file" else {
+                self = .sqlite(path: value)
+                return
+            }
+            throw .unknownScheme(url: scheme + ":" + PostgresLocation.redacted(String(rest)))
+        }
+        guard rest.hasPrefix("//") else {
+            throw .invalidURL(
+                url: scheme + ":" + PostgresLocation.redacted(String(rest)), reason: "the scheme is not followed by //")
+        }
+        self = .postgres(try PostgresLocation(url: String(rest.dropFirst(2)), environment: environment))
+    }
+
+    /// The scheme `text` starts with (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then
+    /// `:`) and what follows its colon; `nil` when it starts with none.
+    static func scheme(of text: Substring) -> (scheme: String, rest: Substring)? {
+        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter else {
+            return nil
+        }
+        let scheme = text[..<colon]
+        guard scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+            return nil
+        }
+        return (String(scheme), text[text.index(after: colon)...])
     }
 
     /// The database as messages name it: the path, or the URL (which holds no password).
@@ -58,8 +88,8 @@ public struct PostgresLocation: Sendable, Hashable {
     /// TLS use.
     public var sslMode: SSLMode
 
-    /// The URL schemes that name a PostgreSQL database.
-    static let schemes = ["postgresql://", "postgres://"]
+    /// The URL schemes that name a PostgreSQL database, lowercased.
+    static let schemes: Set<String> = ["postgresql", "postgres"]
 
     /// A location from its parts.
     public init(user: String, host: String, port: Int = 5432, database: String, sslMode: SSLMode = .prefer) {
@@ -264,6 +294,9 @@ public enum DatabaseLocationError: Error, Equatable, CustomStringConvertible {
     case passwordInURL(url: String)
     /// The URL cannot be read; `url` has any password taken out.
     case invalidURL(url: String, reason: String)
+    /// A URL of a scheme that names no database filmcache reads (`file://`, `mysql://`); `url` has
+    /// any password taken out.
+    case unknownScheme(url: String)
     /// The password file a job names cannot be read.
     case passwordFile(path: String, reason: String)
 
@@ -274,6 +307,8 @@ public enum DatabaseLocationError: Error, Equatable, CustomStringConvertible {
                 + " password in the job's db_password_file, PGPASSWORD or ~/.pgpass instead"
         case .invalidURL(let url, let reason):
             "database URL \(url) is not postgresql://USER@HOST:PORT/DBNAME[?sslmode=MODE]: \(reason)"
+        case .unknownScheme(let url):
+            "database \(url) is neither a SQLite file's path nor postgresql://USER@HOST:PORT/DBNAME"
         case .passwordFile(let path, let reason):
             "cannot read the database password file \(path): \(reason)"
         }
@@ -281,11 +316,6 @@ public enum DatabaseLocationError: Error, Equatable, CustomStringConvertible {
 }
 
 extension String {
-    /// The text after `prefix`, when it starts with it.
-    fileprivate func removingPrefix(_ prefix: String) -> String? {
-        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
-    }
-
     /// The text before the first `separator` and after it (`nil` when there is none).
     fileprivate func splitOnce(_ separator: Character) -> (String, String?) {
         guard let index = firstIndex(of: separator) else { return (self, nil) }

@@ -136,8 +136,9 @@ extension CacheTable {
         case .lookups, .aliases, .titles, .posters, .answers:
             let updates = names.dropFirst(keyCount).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             let stamp = laterWins
+            let titleRule = self == .titles ? " AND " + TitleIndexRow.replacesSQL : ""
             return insert + " ON CONFLICT (\(keys)) DO UPDATE SET \(updates)"
-                + " WHERE excluded.\(stamp) > \(held).\(stamp)"
+                + " WHERE excluded.\(stamp) > \(held).\(stamp)" + titleRule
         case .films, .runs:
             return nil
         }

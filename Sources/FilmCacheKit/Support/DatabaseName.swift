@@ -32,9 +32,13 @@ public enum DatabaseName {
         return resolved
     }
 
-    /// Whether `value` names a PostgreSQL database (`postgresql://…` or `postgres://…`), not a file.
+    /// Whether `value` is a URL, not a file: a PostgreSQL one (`postgresql:` or `postgres:`, the
+    /// scheme in any case), or any scheme but `file:` followed by `//`, which ``DatabaseLocation``
+    /// refuses.
     public static func isURL(_ value: String) -> Bool {
-        PostgresLocation.schemes.contains { value.hasPrefix($0) }
+        guard let (scheme, rest) = DatabaseLocation.scheme(of: value.drop { $0.isWhitespace }) else { return false }
+        let name = scheme.lowercased()
+        return PostgresLocation.schemes.contains(name) || (rest.hasPrefix("//") && name != "file")
     }
 
     /// Whether `path` is empty, `:memory:` or a `file:` URI: SQLite would open no file, or one chosen by the URI.

@@ -1,3 +1,4 @@
+import CFilmCacheSystem
 import Foundation
 
 /// Standard error as the command writes it: whole lines, and never a crash when it is closed.
@@ -11,5 +12,14 @@ public enum StandardError {
         var bytes = Array(line.utf8)
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         FileWrite.all(bytes, to: 2)
+    }
+}
+
+/// Standard output as `print` writes it, through stdio's buffer.
+public enum StandardOutput {
+    /// Flushes what `print` wrote; `false` when some of it did not get out (a closed pipe, with
+    /// SIGPIPE ignored; a full disk), now or in an earlier write.
+    public static func flush() -> Bool {
+        fc_flush_stdout() == 0
     }
 }

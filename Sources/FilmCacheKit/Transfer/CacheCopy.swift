@@ -7,6 +7,10 @@ import Foundation
 /// key, and each page is merged into the target in one transaction, so memory stays flat whatever
 /// the cache's size and a copy stopped midway keeps every page it committed; running it again
 /// finishes it. The source is only read.
+///
+/// A film fetched more than ``FreshnessPolicy/clockSkew`` after `now` (a source host's clock ran
+/// ahead) lands as fetched `now`: a future instant would keep it fresh, and winning every
+/// newer-wins merge, until then.
 public struct CacheCopy: Sendable {
     /// Rows a page holds unless told otherwise.
     public static let defaultPageSize = 1_000
@@ -14,11 +18,17 @@ public struct CacheCopy: Sendable {
     public let source: any CacheTransfer
     public let target: any CacheTransfer
     public var pageSize: Int
+    /// This host's clock, read once: films fetched after it (beyond the skew) land as fetched then.
+    public var now: Date
 
-    public init(from source: any CacheTransfer, to target: any CacheTransfer, pageSize: Int = Self.defaultPageSize) {
+    public init(
+        from source: any CacheTransfer, to target: any CacheTransfer, pageSize: Int = Self.defaultPageSize,
+        now: Date = Date()
+    ) {
         self.source = source
         self.target = target
         self.pageSize = max(1, pageSize)
+        self.now = now
     }
 
     /// Copies every table, calling `progress` after each page with the table and its rows read so
@@ -32,8 +42,16 @@ public struct CacheCopy: Sendable {
             var copy = TableCopy(table: table, targetBefore: try await target.rowCount(table))
             var cursor = TransferCursor.start
             while true {
-                let page = try await source.transferPage(table, after: cursor, limit: pageSize)
+                var page = try await source.transferPage(table, after: cursor, limit: pageSize)
                 guard let next = page.next else { break }
+                if case .films(var films) = page {
+                    let latest = now.addingTimeInterval(FreshnessPolicy.clockSkew)
+                    for index in films.indices where films[index].lastFetched > latest {
+                        films[index].lastFetched = now
+                        copy.clamped += 1
+                    }
+                    page = .films(films)
+                }
                 copy.counts += try await target.merge(page)
                 copy.read += page.count
                 progress(table, copy.read, total)
@@ -57,6 +75,8 @@ public struct TableCopy: Sendable, Equatable {
     public var read = 0
     /// Rows the target lacked (added), held older (updated), or held as they were or newer (kept).
     public var counts = ImportCounts()
+    /// Films whose `fetched_at` lay in the future, copied as fetched at the copy's start.
+    public var clamped = 0
     /// The target's rows just before the table was copied.
     public var targetBefore: Int
     /// The source's rows, counted again after the copy.

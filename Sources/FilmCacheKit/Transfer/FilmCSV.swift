@@ -37,6 +37,9 @@ package enum FilmCSV {
         /// Header names that are not columns of `films`; their fields are ignored.
         var unknown: [String]
 
+        /// Whether `imdb_id` is the first field, as filmcache writes it: a record then starts with its ID.
+        var startsWithIMDbID: Bool { fields[FilmRow.columns.firstIndex(of: "imdb_id") ?? 0] == 0 }
+
         /// The columns a record cannot do without.
         static let required = ["imdb_id", "raw_json", "fetched_at", "data_version"]
 

@@ -6,13 +6,21 @@ import Logging
 /// Each file is read as it streams, its form told by its content (a `{` first: JSON Lines, else
 /// CSV), and its films written in transactions of `batchSize` with the newer `fetched_at` winning
 /// (``FilmStore/importFilms(_:)``). A line that is not a film is a warning naming `file:line`
-/// and why, and is skipped; nothing stored is lost on bad input. Films are gathered before their
-/// transaction opens, so a slow input never holds the write lock.
+/// and why, and is skipped; nothing stored is lost on bad input. The first ``shownWarnings`` of a
+/// file are logged, then one line counts the rest. A film fetched more than
+/// ``FreshnessPolicy/clockSkew`` after `now` (a host with a wrong clock, a bad line) is skipped
+/// too: it would stay fresh, and win every newer-wins merge, until then. Films are gathered before
+/// their transaction opens, so a slow input never holds the write lock.
 public struct FilmImport {
     private let store: any FilmStore
     private let lines: FilmLine
     private let logger: Logger
     private let batchSize: Int
+    /// The latest `fetched_at` taken: `now` and the skew another host's clock may have.
+    private let latest: Date
+
+    /// Warnings for bad lines logged for one file; the rest are counted in one line.
+    public static let shownWarnings = 20
 
     /// An import into `store`; OMDb bodies count as fetched `now`.
     public init(store: any FilmStore, now: Date, logger: Logger, batchSize: Int = 1000) {
@@ -20,6 +28,7 @@ public struct FilmImport {
         self.lines = FilmLine(now: now)
         self.logger = logger
         self.batchSize = max(1, batchSize)
+        self.latest = now.addingTimeInterval(FreshnessPolicy.clockSkew)
     }
 
     /// Opens `path` for an import (`-`: standard input), so that every file named can be opened
@@ -55,7 +64,31 @@ public struct FilmImport {
         }
         func skip(_ line: Int, _ reason: String) {
             tally.bad += 1
+            guard tally.bad <= Self.shownWarnings else { return }
             logger.warning("\(BadLine(file: reader.name, line: line, reason: reason))")
+        }
+        // Warnings about fields of films that were imported.
+        var notes = 0
+        defer {
+            if notes > Self.shownWarnings {
+                logger.warning(
+                    "\(LogText.escaped(reader.name)): \(notes - Self.shownWarnings) more field warnings, not shown")
+            }
+            if tally.bad > Self.shownWarnings {
+                logger.warning(
+                    "\(LogText.escaped(reader.name)): \(tally.bad - Self.shownWarnings) more bad lines skipped, not shown"
+                )
+            }
+        }
+        /// The film, unless it was fetched in the future.
+        func taken(_ film: IMDBFilm) throws(FilmLine.Fault) -> IMDBFilm {
+            guard film.lastFetched <= latest else {
+                throw FilmLine.Fault(
+                    reason: "\(film.imdbID): fetched_at \(Timestamp.format(film.lastFetched)) lies in the future"
+                        + " (this host's clock says \(Timestamp.format(latest.addingTimeInterval(-FreshnessPolicy.clockSkew))));"
+                        + " it would stay fresh until then")
+            }
+            return film
         }
         do {
             let first = try reader.firstSignificantByte()
@@ -72,6 +105,7 @@ public struct FilmImport {
                         skip(record.line, error.reason + "; the file is not imported")
                         break
                     }
+                    reader.resyncsAtIMDbIDs = layout?.startsWithIMDbID ?? false
                     if let unknown = layout?.unknown, !unknown.isEmpty {
                         let names = unknown.map { FilmLine.quoted($0) }.joined(separator: ", ")
                         logger.notice(
@@ -86,13 +120,15 @@ public struct FilmImport {
                 }
                 do {
                     if let layout {
-                        batch.append(try FilmCSV.film(Self.fields(record), layout: layout))
+                        batch.append(try taken(FilmCSV.film(Self.fields(record), layout: layout)))
                     } else {
                         let normalized = try lines.film(from: record.bytes)
                         for warning in normalized.warnings {
+                            notes += 1
+                            guard notes <= Self.shownWarnings else { continue }
                             logger.warning("\(LogText.escaped(reader.name)):\(record.line): \(warning)")
                         }
-                        batch.append(normalized.film)
+                        batch.append(try taken(normalized.film))
                     }
                 } catch {
                     skip(record.line, error.reason)

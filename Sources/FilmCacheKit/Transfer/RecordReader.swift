@@ -7,8 +7,13 @@ import Foundation
 /// break inside a quoted field belongs to the field, read by the same rules as ``CSVReader``: a
 /// quote opens a quoted field only at the start of a field, `""` inside one is a quote, and text
 /// after the closing quote joins the field. A record longer than ``maximumLength`` is cut short
-/// (its bytes dropped, ``Record/tooLong`` set) and ends at the next line break, quoted or not, so
-/// an unclosed quote costs one record, not the rest of the file.
+/// (its bytes dropped, ``Record/tooLong`` set).
+///
+/// A quote that is never closed must cost one record, not the rest of the file. With
+/// ``resyncsAtIMDbIDs`` (a filmcache export, whose records start with their `imdb_id`), a line
+/// break inside a quoted field that is followed by what starts a record (`tt` and 7 to 10 digits,
+/// then a comma) ends the record there: no field filmcache writes holds such a line. Without it,
+/// a record cut short ends at the next line break, quoted or not.
 final class RecordReader {
     /// How records end.
     enum Mode {
@@ -44,6 +49,8 @@ final class RecordReader {
     private var afterCR = false
     private var beganReading = false
     private let limit: Int
+    /// Whether a quoted line break followed by the start of an export record ends the record.
+    var resyncsAtIMDbIDs = false
 
     /// Opens `path` for reading; `-` is standard input.
     static func open(_ path: String, maximumLength: Int = RecordReader.maximumLength) throws(TransferError)
@@ -104,8 +111,11 @@ final class RecordReader {
             }
             // Scan no further than one byte past the limit, so a record too long is known as soon as it is.
             let stop = record.tooLong ? end : min(end, start + limit - record.bytes.count + 1)
+            let lookahead = resyncsAtIMDbIDs ? (atEnd ? end : -end) : nil
             let scanned = buffer.withUnsafeBufferPointer { bytes in
-                Self.scan(bytes, from: start, to: stop, mode: mode, state: &state, previous: &previous, line: &line)
+                Self.scan(
+                    bytes, from: start, to: stop, lookahead: lookahead, mode: mode, state: &state,
+                    previous: &previous, line: &line)
             }
             let taken = scanned.end - start
             began = true
@@ -113,13 +123,19 @@ final class RecordReader {
                 if record.bytes.count + taken > limit {
                     record.tooLong = true
                     record.bytes = []
-                    // Past the limit a quote no longer holds line breaks: the record ends at the next one.
-                    if state == .quoted { state = .unquoted }
+                    // Past the limit, and with no record start to look for, a quote no longer holds
+                    // line breaks: the record ends at the next one.
+                    if state == .quoted && !resyncsAtIMDbIDs { state = .unquoted }
                 } else {
                     record.bytes.append(contentsOf: buffer[start..<scanned.end])
                 }
             }
             start = scanned.end
+            if scanned.needsMore {
+                // A quoted line break whose next bytes are not read yet: read on, then look again.
+                guard try fill() else { continue }
+                continue
+            }
             guard scanned.found else { continue }
             // `start` is on the line break.
             afterCR = buffer[start] == 0x0D
@@ -135,20 +151,24 @@ final class RecordReader {
     }
 
     /// Scans `bytes[from..<to]` for the line break that ends the record; returns its index (or `to`)
-    /// and whether one was found. Line breaks inside quoted fields are counted in `line`.
+    /// and whether one was found, or that the bytes after a quoted line break must be read first
+    /// (`needsMore`, the index on that break). Line breaks inside quoted fields are counted in `line`.
+    ///
+    /// `lookahead`, when not `nil`, is where the buffer's bytes end (negative while more may come):
+    /// a quoted line break followed there by the start of an export record ends the record.
     private static func scan(
-        _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, mode: Mode, state: inout CSVState,
-        previous: inout UInt8, line: inout Int
-    ) -> (end: Int, found: Bool) {
+        _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, lookahead: Int?, mode: Mode,
+        state: inout CSVState, previous: inout UInt8, line: inout Int
+    ) -> (end: Int, found: Bool, needsMore: Bool) {
         var index = from
         if mode == .lines {
             while index < to {
                 let byte = bytes[index]
-                if byte == 0x0A || byte == 0x0D { return (index, true) }
+                if byte == 0x0A || byte == 0x0D { return (index, true, false) }
                 index += 1
             }
             previous = to > from ? bytes[to - 1] : previous
-            return (to, false)
+            return (to, false, false)
         }
         while index < to {
             let byte = bytes[index]
@@ -158,12 +178,21 @@ final class RecordReader {
                 if byte == 0x22 {
                     state = .quoteInQuoted
                 } else if isBreak && !(byte == 0x0A && previous == 0x0D) {
+                    if let lookahead {
+                        switch startsRecord(bytes, after: index, end: abs(lookahead), more: lookahead < 0) {
+                        case true?:
+                            previous = byte
+                            return (index, true, false)
+                        case nil: return (index, false, true)
+                        case false?: break
+                        }
+                    }
                     line += 1
                 }
             case .fieldStart, .unquoted, .quoteInQuoted:
                 if isBreak {
                     previous = byte
-                    return (index, true)
+                    return (index, true, false)
                 }
                 if byte == 0x22 && state != .unquoted {
                     state = .quoted
@@ -174,7 +203,41 @@ final class RecordReader {
             previous = byte
             index += 1
         }
-        return (to, false)
+        return (to, false, false)
+    }
+
+    /// The longest start of an export record looked for: an optional quote, `tt`, 10 digits, a quote, a comma.
+    private static let recordStartLength = 15
+
+    /// Whether the bytes after the line break at `index` (a CR's LF passed over) start an export
+    /// record: `tt`, 7 to 10 digits, then a comma (the ID perhaps quoted). `nil` when the bytes
+    /// read so far (to `end`) cannot tell and `more` may come.
+    private static func startsRecord(_ bytes: UnsafeBufferPointer<UInt8>, after index: Int, end: Int, more: Bool)
+        -> Bool?
+    {
+        var at = index + 1
+        if bytes[index] == 0x0D {
+            guard at < end else { return more ? nil : false }
+            if bytes[at] == 0x0A { at += 1 }
+        }
+        guard end - at >= recordStartLength || !more else { return nil }
+        func byte(_ offset: Int) -> UInt8? { at + offset < end ? bytes[at + offset] : nil }
+        var offset = 0
+        let quoted = byte(0) == 0x22
+        if quoted { offset += 1 }
+        guard byte(offset) == UInt8(ascii: "t"), byte(offset + 1) == UInt8(ascii: "t") else { return false }
+        offset += 2
+        var digits = 0
+        while let digit = byte(offset), (0x30...0x39).contains(digit), digits < 10 {
+            digits += 1
+            offset += 1
+        }
+        guard (7...10).contains(digits) else { return false }
+        if quoted {
+            guard byte(offset) == 0x22 else { return false }
+            offset += 1
+        }
+        return byte(offset) == 0x2C
     }
 
     /// Reads the next chunk; `false` at the end of the input.

@@ -115,3 +115,47 @@ public struct TitleEntry: Sendable, Equatable {
     /// `file:line`, as messages show where the entry is.
     public var place: String { "\(file):\(line)" }
 }
+
+/// What the title index holds for one ``TitleKey``: the film OMDb's `t=` found, or its "not found"
+/// and when to ask again, and the title as it was asked.
+public struct TitleIndexRow: Sendable, Equatable {
+    /// The film found; `nil` for OMDb's "not found".
+    public var imdbID: String?
+    /// When a "not found" may be asked again.
+    public var nextAttemptAt: Date?
+    /// The title as it was sent to OMDb.
+    public var askedTitle: String
+
+    public init(imdbID: String?, nextAttemptAt: Date?, askedTitle: String) {
+        self.imdbID = imdbID
+        self.nextAttemptAt = nextAttemptAt
+        self.askedTitle = askedTitle
+    }
+
+    /// When an upsert's row (`excluded`) replaces the index's (`titles`), in the SQL both backends
+    /// speak: a film found stays found, whatever spelling later got a "not found" under its key.
+    public static let replacesSQL = "(excluded.imdb_id IS NOT NULL OR titles.imdb_id IS NULL)"
+
+    /// How a title stands in the index.
+    public enum Standing: Sendable, Equatable {
+        /// Known: the film it names.
+        case resolved(String)
+        /// OMDb did not find it, and it is not due again yet.
+        case notFound
+        /// To ask OMDb.
+        case due
+    }
+
+    /// How `query` stands at `now` given the index's `row` for its key (`nil`: none): the one rule
+    /// both backends plan titles by.
+    ///
+    /// A film found answers every spelling of the key. OMDb's "not found" answers only the spelling
+    /// it was asked in: the key folds case, accents and punctuation, and a misspelling's miss must
+    /// not deny the right title that folds to the same key.
+    public static func standing(of query: TitleQuery, row: TitleIndexRow?, at now: Date) -> Standing {
+        guard let row else { return .due }
+        if let id = row.imdbID { return .resolved(id) }
+        if let next = row.nextAttemptAt, next > now, row.askedTitle == query.title { return .notFound }
+        return .due
+    }
+}

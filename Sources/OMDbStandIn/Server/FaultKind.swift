@@ -33,6 +33,12 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case wrongID = "wrong-id"
     /// HTTP 200 with the film's body, its Title holding a NUL (`\u0000`).
     case nul
+    /// HTTP 200 with OMDb's "Movie not found!" followed by the request it answers, API key and all,
+    /// as a proxy's or CDN's error text repeats the URL.
+    case echoNotFound = "echo-not-found"
+    /// HTTP 200 with the film's body, its Plot repeating the request URL with the key in JSON
+    /// escapes (`\/`, the key's first character as `\u00XX`).
+    case echoFilm = "echo-film"
 
     /// The faults a real OMDb shows now and then, worth retrying: what `all` enables. The others
     /// are answers of something that is not OMDb, or odd bodies, each asked for by name.

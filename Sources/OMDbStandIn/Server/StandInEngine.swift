@@ -181,7 +181,7 @@ final class StandInEngine: Sendable {
                 state.keyCounters[index].faults += 1
                 state.faultsByKind[fault.rawValue, default: 0] += 1
                 return StandInReply(
-                    action: action(for: fault, body: lookup.response.body, id: request.query["i"]),
+                    action: action(for: fault, body: lookup.response.body, id: request.query["i"], key: key),
                     delayMilliseconds: delay)
             }
             switch lookup.outcome {
@@ -260,7 +260,7 @@ final class StandInEngine: Sendable {
         return state.faultGenerator.pick(behaviour.faults)
     }
 
-    private func action(for fault: FaultKind, body: [UInt8], id: String?) -> StandInReply.Action {
+    private func action(for fault: FaultKind, body: [UInt8], id: String?, key: String) -> StandInReply.Action {
         switch fault {
         case .internalServerError: .respond(.text("Internal Server Error", status: 500))
         case .serviceUnavailable: .respond(.text("Service Unavailable", status: 503))
@@ -294,7 +294,22 @@ final class StandInEngine: Sendable {
                     body: Array(
                         String(decoding: body, as: UTF8.self)
                             .replacingOccurrences(of: #""Title":""#, with: #""Title":"NUL\u0000"#).utf8)))
+        case .echoNotFound:
+            .respond(.omdbError("Movie not found! (GET /?apikey=\(key)&i=\(id ?? ""))", status: 200))
+        case .echoFilm:
+            .respond(HTTPResponse(status: 200, body: Self.echoing(key: key, id: id, in: body)))
         }
+    }
+
+    /// `body` with its Plot starting with the request URL, `/` escaped and the key's first
+    /// character as a `\u00XX` escape.
+    private static func echoing(key: String, id: String?, in body: [UInt8]) -> [UInt8] {
+        guard let first = key.unicodeScalars.first, first.isASCII else { return body }
+        let escaped = String(format: "\\u%04x", first.value) + String(key.unicodeScalars.dropFirst())
+        let echo = "cached from http:\\/\\/omdb.example\\/?apikey=\(escaped)&i=\(id ?? "")\\/ "
+        return Array(
+            String(decoding: body, as: UTF8.self).replacingOccurrences(of: #""Plot":""#, with: #""Plot":""# + echo).utf8
+        )
     }
 
     /// A CDN's bot-check page, as a block at OMDb's address would look.

@@ -16,6 +16,25 @@ struct PlanOptions: ParsableArguments {
     func apply(to settings: inout PlanSettings, job: JobFile?) {
         Self.apply(job: job, to: &settings, add)
     }
+}
+
+/// `--refresh`: the worklists' films fetched again though fresh. `warm` and `plan` only.
+struct RefreshOption: ParsableArguments {
+    @Flag(
+        help: ArgumentHelp(
+            "Fetch the worklists' IDs again even when fresh or answered \"not found\".",
+            discussion: "Each once: a film fetched after the run began (by it or a warm beside it) is not"
+                + " fetched again. For IDs whose stored answer is wrong (a bad import, a host's wrong clock):"
+                + " put them in a worklist of their own."))
+    var refresh = false
+
+    /// Sets the refresh instant when `--refresh` is given: rows fetched before `now` are stale.
+    func apply(to settings: inout PlanSettings, now: Date) {
+        if refresh { settings.freshness.refreshBefore = now }
+    }
+}
+
+extension PlanOptions {
 
     /// The default settings with the job file's values and then the flags given applied.
     func settings(job: JobFile?) -> PlanSettings { Self.settings(job: job, add) }

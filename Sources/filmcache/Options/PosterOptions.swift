@@ -20,6 +20,15 @@ struct PosterOptions: ParsableArguments {
     @Option(help: "Days before a poster that is gone (404) is asked for again. Default 30.")
     var posterGoneRetryDays: Double?
 
+    @Option(
+        name: .customLong("poster-allow-host"),
+        help: ArgumentHelp(
+            "A poster host (as its URLs spell it) that may be on a loopback, private or link-local address,"
+                + " such as a LAN image server; repeat for more. Replaces the job file's poster_allow_hosts."
+                + " Every other poster host must resolve to public addresses, redirects included.",
+            valueName: "host"))
+    var posterAllowHosts: [String] = []
+
     var overrides: PosterOverrides {
         var overrides = PosterOverrides()
         overrides.rate = posterRate
@@ -27,11 +36,19 @@ struct PosterOptions: ParsableArguments {
         overrides.maxBytes = posterMaxBytes
         overrides.revalidateDays = posterRevalidateDays
         overrides.goneRetryDays = posterGoneRetryDays
+        if !posterAllowHosts.isEmpty {
+            overrides.allowHosts = posterAllowHosts.compactMap { try? DestinationPolicy.allowedHost($0).get() }
+        }
         return overrides
     }
 
     func validate() throws {
         try SettingFlags.check(overrides.values)
+        for host in posterAllowHosts {
+            if case .failure(let error) = DestinationPolicy.allowedHost(host) {
+                throw ValidationError("--poster-allow-host: \(error.description)")
+            }
+        }
     }
 
     /// The settings: defaults, then the job file's, then the flags'.

@@ -27,7 +27,7 @@ struct RuntimeOptions: ParsableArguments {
     /// Time between progress log lines off a terminal.
     @Option(
         help: ArgumentHelp(
-            "Time between progress log lines when standard error is not a terminal. Default 30s.",
+            "Time between progress log lines when standard error is not a terminal (0.1 s to 1 day). Default 30s.",
             valueName: "duration"))
     var progressInterval: DurationArgument?
 
@@ -42,17 +42,17 @@ struct RuntimeOptions: ParsableArguments {
     func validate() throws {
         try SettingFlags.check([
             .maxRuntime: maxRuntime?.duration.inSeconds, .claimLease: claimLease?.duration.inSeconds,
+            .progressInterval: progressInterval?.duration.inSeconds,
         ])
-        if let progressInterval, progressInterval.duration < .milliseconds(100) {
-            throw ValidationError("--progress-interval must be at least 0.1 seconds")
-        }
     }
 
     /// Runs `job` with `stop` as its stop token and progress on standard error, clearing the line at the end.
     ///
     /// On a terminal the live line is redrawn 4 times a second; elsewhere a `progress` log line
     /// at notice level is written every `--progress-interval`.
-    func run(_ job: WarmJob, stop: WarmStop, logger: Logger) async throws(WarmError) -> WarmSummary {
+    func run(_ job: WarmJob, stop: WarmStop, jobFile: JobFile?, logger: Logger) async throws(WarmError)
+        -> WarmSummary
+    {
         var job = job
         job.stop = stop
         if !noProgress {
@@ -61,7 +61,8 @@ struct RuntimeOptions: ParsableArguments {
                 ? ProgressDisplay(
                     interval: Self.terminalInterval, destination: .terminal(TerminalStatusLine.standardError))
                 : ProgressDisplay(
-                    interval: progressInterval?.duration ?? .seconds(30), destination: .log(logger))
+                    interval: progressInterval?.duration ?? jobFile?.progressInterval ?? .seconds(30),
+                    destination: .log(logger))
         }
         defer { TerminalStatusLine.standardError.clear() }
         return try await job.run()

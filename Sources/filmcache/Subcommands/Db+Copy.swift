@@ -117,7 +117,9 @@ extension FilmCacheCommand.Db {
                 }
                 let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal
                 var meter: (table: CacheTable, meter: TransferMeter)?
-                let tables = try await CacheCopy(from: reader, to: writer, pageSize: pageSize).run {
+                let tables = try await CacheCopy(
+                    from: reader, to: writer, pageSize: pageSize, now: try ReferenceTime.now()
+                ).run {
                     table, read, total in
                     guard showsProgress else { return }
                     if meter?.table != table { meter = (table, TransferMeter(total: total, unit: "rows")) }

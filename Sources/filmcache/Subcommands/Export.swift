@@ -18,7 +18,7 @@ extension FilmCacheCommand {
                 standard error.
 
                 Exit status: 0 written; 64 usage; 66 no database at --db; 74 the database
-                or standard output failed (a full disk).
+                or standard output failed (a full disk, a reader that went away: | head).
 
                 Examples:
                   filmcache export --db films.sqlite > films.jsonl
@@ -77,8 +77,8 @@ extension FilmCacheCommand {
                     StandardError.write("filmcache export: \(written) films from \(database)")
                 }
             } catch .outputClosed {
-                // The reader went away (`export | head`): stop as a process that SIGPIPE ended would.
-                throw ExitCode(128 + SIGPIPE)
+                // The reader went away (`export | head`): the output is cut short, which the status says.
+                throw fail("standard output was closed; the export stopped before its end", status: ExitStatus.ioError)
             } catch {
                 throw fail(error.description, status: ExitStatus.ioError)
             }

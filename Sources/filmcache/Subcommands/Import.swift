@@ -13,13 +13,18 @@ extension FilmCacheCommand {
                 CSV as filmcache export writes it. The newer fetched_at wins: a film the
                 cache already holds as new or newer is kept, so importing twice changes
                 nothing and an old backup never overwrites fresher films. A line that is not
-                a film is a warning naming file:line, and is skipped. The database is
-                created or migrated when needed; import takes no run lock and can run
-                beside a warm.
+                a film is a warning naming file:line (the first 20 of a file; then a count),
+                and is skipped; so is a film fetched in the future by this host's clock (more
+                than 5 minutes ahead), which would stay fresh until then. A broken CSV record
+                (a quote never closed) costs that record only: the next record starting with
+                an imdbID is read again. The database is created or migrated when needed;
+                import takes no run lock and can run beside a warm.
 
-                Exit status: 0 read (bad lines, if any, are reported); 64 usage; 65 a file
-                with lines of which none is a film; 66 a file that cannot be opened (nothing
-                is imported then); 74 a file that cannot be read, or a database error.
+                Exit status: 0 every line imported or kept; 64 usage; 65 lines were skipped,
+                a file held no film, or held nothing at all (an empty input, a pipe whose
+                writer failed), each said on standard error, what could be read imported;
+                66 a file that cannot be opened (nothing is imported then); 74 a file that
+                cannot be read, or a database error.
 
                 Examples:
                   filmcache import --db restored.sqlite films.jsonl
@@ -60,6 +65,7 @@ extension FilmCacheCommand {
             let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal
             var total = ImportTally()
             var empty: [String] = []
+            var nothing: [String] = []
             defer { TerminalStatusLine.standardError.clear() }
             for input in inputs {
                 var meter = showsProgress ? TransferMeter(total: nil, unit: "lines") : nil
@@ -71,7 +77,11 @@ extension FilmCacheCommand {
                             detail: "  \(input.name): \(tally.films) films, \(tally.bad) bad")
                     }
                     total += tally
-                    if tally.read > 0 && tally.films == 0 { empty.append(input.name) }
+                    if tally.read == 0 {
+                        nothing.append(input.name)
+                    } else if tally.films == 0 {
+                        empty.append(input.name)
+                    }
                 } catch {
                     TerminalStatusLine.standardError.clear()
                     print(ImportReport.text(total, files: inputs.count, database: database))
@@ -81,10 +91,21 @@ extension FilmCacheCommand {
             TerminalStatusLine.standardError.clear()
             await store.close()
             print(ImportReport.text(total, files: inputs.count, database: database))
+            var problems: [String] = []
+            if !nothing.isEmpty {
+                problems.append(
+                    "nothing was read from \(nothing.map(LogText.escaped).joined(separator: ", "))"
+                        + " (an empty input, or a pipe whose writer failed): no film imported from it")
+            }
             if !empty.isEmpty {
-                throw fail(
-                    "no line of \(empty.map(LogText.escaped).joined(separator: ", ")) is a film that could be imported",
-                    status: ExitStatus.dataError)
+                problems.append(
+                    "no line of \(empty.map(LogText.escaped).joined(separator: ", ")) is a film that could be imported")
+            }
+            if total.bad > 0 {
+                problems.append("\(total.bad) line\(total.bad == 1 ? " was" : "s were") skipped (see the warnings)")
+            }
+            if !problems.isEmpty {
+                throw fail(problems.joined(separator: "; "), status: ExitStatus.dataError)
             }
         }
     }

@@ -34,6 +34,8 @@ extension FilmCacheCommand {
 
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
 
+        @OptionGroup var refreshing: RefreshOption
+
         @Option(help: "Read the API key from this file instead of OMDB_API_KEY (only its ledger is read).")
         var apiKeyFile: String?
 
@@ -61,7 +63,8 @@ extension FilmCacheCommand {
             let worklist: Worklist
             worklist = try worklistFormat.read(worklists, job: job)
             worklist.log(to: logger)
-            let settings = planning.settings(job: job)
+            var settings = planning.settings(job: job)
+            refreshing.apply(to: &settings, now: now)
             let store = try await common.openForReading(logger: logger, job: job)
             let night: NightPlan
             do {

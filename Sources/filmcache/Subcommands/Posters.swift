@@ -12,7 +12,11 @@ extension FilmCacheCommand {
                 bytes are JPEG, PNG or WebP are kept. Later runs revalidate stored posters
                 (If-None-Match, If-Modified-Since) once they are --poster-revalidate-days old;
                 a poster that is gone (404, 410) is asked for again after
-                --poster-gone-retry-days. --prune removes files no film references.
+                --poster-gone-retry-days. --prune removes files no film references; it
+                follows no symlink below DIR and removes only regular files the store wrote.
+                A poster host must resolve to public addresses, on every redirect too:
+                loopback, private, link-local and the like are refused and recorded, unless
+                the host, as the poster URL spells it, is allowed with --poster-allow-host.
 
                 Exit status 0 when done, 75 when interrupted, when no poster could be
                 fetched at all or when the cache database is unavailable, 74 when the cache

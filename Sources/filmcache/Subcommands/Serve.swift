@@ -47,16 +47,22 @@ extension FilmCacheCommand {
         @Option(help: "The client tokens apps send as apikey: one a line, # comments.")
         var tokensFile: String
 
-        @Option(help: "Hours a stored t=, s= or Season= answer that found something is served. Default 168.")
+        @Option(
+            help: "Hours a stored t=, s= or Season= answer that found something is served (0 to 87600). Default 168.")
         var answerTtlHours: Double?
 
-        @Option(help: "Hours a stored negative answer (Movie not found!) is served. Default 24.")
+        @Option(help: "Hours a stored negative answer (Movie not found!) is served (0 to 87600). Default 24.")
         var negativeTtlHours: Double?
 
-        @Option(help: "Seconds a request waits for OMDb before it gets a stale answer or an error. Default 10.")
+        @Option(
+            help:
+                "Seconds a request waits for OMDb before it gets a stale answer or an error (0.1 to 3600). Default 10.")
         var requestTimeout: Double?
 
-        @Option(help: "Seconds a client has to send a request's line and headers before it is dropped. Default 10.")
+        @Option(
+            help:
+                "Seconds a client has to send a request's line and headers before it is dropped (0.1 to 3600). Default 10."
+        )
         var requestHeadTimeout: Double?
 
         @OptionGroup var fetch: FetchOptions
@@ -65,14 +71,20 @@ extension FilmCacheCommand {
 
         func validate() throws {
             _ = try Self.address(listen)
-            for (name, value) in [
-                ("--answer-ttl-hours", answerTtlHours), ("--negative-ttl-hours", negativeTtlHours),
-                ("--request-timeout", requestTimeout), ("--request-head-timeout", requestHeadTimeout),
-            ] {
-                if let value, !(value > 0 && value.isFinite) {
-                    throw ValidationError("\(name) must be a positive number")
-                }
-            }
+            try SettingFlags.check([
+                .answerTTLHours: answerTtlHours, .negativeTTLHours: negativeTtlHours,
+                .requestTimeout: requestTimeout, .requestHeadTimeout: requestHeadTimeout,
+            ])
+        }
+
+        /// The flags' settings, over the job file's.
+        var overrides: ServeOverrides {
+            var flags = ServeOverrides()
+            flags.answerTTLHours = answerTtlHours
+            flags.negativeTTLHours = negativeTtlHours
+            flags.requestTimeout = requestTimeout.map { .seconds($0) }
+            flags.requestHeadTimeout = requestHeadTimeout.map { .seconds($0) }
+            return flags
         }
 
         /// `HOST:PORT` (`[v6]:PORT` too) as host and port.
@@ -103,9 +115,8 @@ extension FilmCacheCommand {
                 database: location.displayName, worklists: [], job: job, jobPath: jobOptions.path)
             planning.apply(to: &configuration.planSettings, job: job)
             var settings = ServeSettings()
-            if let hours = answerTtlHours { settings.answerTTL = hours * 3_600 }
-            if let hours = negativeTtlHours { settings.negativeAnswerTTL = hours * 3_600 }
-            if let seconds = requestTimeout { settings.requestDeadline = .seconds(seconds) }
+            let given = (job?.serve ?? ServeOverrides()).merging(overrides)
+            given.apply(to: &settings)
             let (host, port) = try Self.address(listen)
 
             let store = try await common.open(location, job: job, logger: logger)
@@ -135,7 +146,7 @@ extension FilmCacheCommand {
             defer { reload.cancel() }
 
             var listenOptions = ServeListenOptions(host: host, port: port)
-            if let seconds = requestHeadTimeout { listenOptions.headDeadline = .seconds(seconds) }
+            if let deadline = given.requestHeadTimeout { listenOptions.headDeadline = deadline }
             do {
                 try await ServeHTTP.run(
                     engine: engine, metrics: metrics, pages: pages, options: listenOptions, logger: logger)

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 
 extension FilmCacheCommand {
-    struct Warm: AsyncParsableCommand {
+    struct Warm: AsyncParsableCommand, OutputIsACourtesy {
         static let configuration = CommandConfiguration(
             abstract: "Fetch what the worklists name and the cache lacks or holds stale.",
             discussion: """
@@ -47,6 +47,8 @@ extension FilmCacheCommand {
         @OptionGroup var worklistFormat: WorklistFormatOption
 
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
+
+        @OptionGroup var refreshing: RefreshOption
 
         /// Time limit and progress.
         @OptionGroup(title: "Running") var runtime: RuntimeOptions
@@ -96,6 +98,7 @@ extension FilmCacheCommand {
                 database: database, worklists: worklists, job: job, jobPath: jobOptions.path)
             configuration.worklistFormat = worklistFormat.resolved(job: job)
             planning.apply(to: &configuration.planSettings, job: job)
+            refreshing.apply(to: &configuration.planSettings, now: now())
             let key = configuration.apiKey
             if let maxRuntime = runtime.maxRuntime?.duration ?? job?.maxRuntime {
                 configuration.maxRuntime = maxRuntime
@@ -137,7 +140,7 @@ extension FilmCacheCommand {
             do {
                 summary = try await runtime.run(
                     WarmJob(configuration: configuration, store: store, transport: transport, now: now, logger: logger),
-                    stop: signals.stop, logger: logger)
+                    stop: signals.stop, jobFile: job, logger: logger)
             } catch {
                 await writeMetrics(
                     to: metricsPath, nil, status: Self.exitStatus(for: error), store, configuration, since: started,

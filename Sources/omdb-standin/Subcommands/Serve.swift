@@ -127,7 +127,9 @@ extension OMDbStandInCommand {
                 throw ValidationError("--host must be an IPv4 address such as 127.0.0.1, not '\(host)'")
             }
             guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be within 0...1") }
-            guard latencyMs >= 0 else { throw ValidationError("--latency-ms must not be negative") }
+            guard (0...600_000).contains(latencyMs) else {
+                throw ValidationError("--latency-ms must be within 0...600000")
+            }
             guard (dailyLimit ?? 0) >= 0, (limitAfter ?? 0) >= 0 else {
                 throw ValidationError("--daily-limit and --limit-after must not be negative")
             }

@@ -44,6 +44,35 @@ import Testing
         }
     }
 
+    @Test func aRequestThatRefusesInternalAddressesNeverReachesLoopbackNotEvenOnAReusedConnection() async throws {
+        try await withServer { server, base in
+            let transport = transport(maxInFlight: 1)
+            defer { transport.shutdown() }
+            let url = base + Self.ids[0]
+            // An OMDb call may go anywhere; it leaves a keep-alive connection to 127.0.0.1 open.
+            let open = try await transport.send(HTTPRequest(url: url))
+            #expect(open.status == 200)
+            let refusing = HTTPRequest(url: url, destinations: .publicOnly(allowing: ["localhost"]))
+            for _ in 0..<2 {
+                do {
+                    let response = try await transport.send(refusing)
+                    Issue.record("fetched with status \(response.status)")
+                } catch {
+                    #expect(
+                        error as? TransportFailure
+                            == .refused(DestinationRefusal(host: "127.0.0.1", address: "127.0.0.1", range: .loopback))
+                    )
+                }
+            }
+            #expect(server.requestCount(forKey: "k") == 1, "no refused request was sent")
+            // The host as written is allowed: the same connection serves it.
+            let allowed = HTTPRequest(url: url, destinations: .publicOnly(allowing: ["127.0.0.1"]))
+            let served = try await transport.send(allowed)
+            #expect(served.status == 200)
+            #expect(server.requestCount(forKey: "k") == 2)
+        }
+    }
+
     @Test func bodyIsReturnedByteForByte() async throws {
         try await withServer { _, base in
             let transport = transport()

@@ -46,6 +46,12 @@ import Testing
         poster_max_bytes = 2000000
         poster_revalidate_days = 14
         poster_gone_retry_days = 90
+        answer_ttl_hours = 72
+        negative_ttl_hours = 2.5
+        request_timeout = "4s"
+        request_head_timeout = 0.5
+        progress_interval = "1m"
+        poster_allow_hosts = ["Images.LAN.", "[::1]"]
         """
 
     func parse(_ text: String, name: String = "job.toml", environment: [String: String] = [:]) throws(JobFileError)
@@ -89,6 +95,7 @@ import Testing
         #expect(posterSettings.rate == 40 && posterSettings.maxInFlight == 12 && posterSettings.maxBytes == 2_000_000)
         #expect(posterSettings.revalidateAfter == .seconds(14 * 86_400))
         #expect(posterSettings.goneRetryAfter == .seconds(90 * 86_400))
+        #expect(posterSettings.allowedHosts == ["images.lan", "::1"])
         #expect(job.fetch.rate == 2.5)
         #expect(job.fetch.burst == 3)
         #expect(job.fetch.maxInFlight == 4)
@@ -116,6 +123,12 @@ import Testing
         #expect(job.fetch.breakerPauseAfter == 4)
         #expect(job.fetch.breakerStopAfter == 12)
         #expect(job.fetch.breakerCoolDown == .seconds(10))
+        var serveSettings = ServeSettings()
+        job.serve.apply(to: &serveSettings)
+        #expect(serveSettings.answerTTL == 72 * 3_600 && serveSettings.negativeAnswerTTL == 2.5 * 3_600)
+        #expect(serveSettings.requestDeadline == .seconds(4))
+        #expect(job.serve.requestHeadTimeout == .milliseconds(500))
+        #expect(job.progressInterval == .seconds(60))
         #expect(
             Set(job.lines.keys) == Set(JobKey.allCases).subtracting([.apiKeyEnv]), "every key but the exclusive one")
         #expect(job.lines[.worklists] == 2 && job.lines[.breakerCoolDown] == 32)

@@ -61,6 +61,26 @@ struct PosterStoreTests {
         #expect(!FileManager.default.fileExists(atPath: temporary))
     }
 
+    @Test func aSymlinkUnderAFinalNameIsReplacedNeverWrittenThroughNorTakenAsHeld() throws {
+        let store = try PosterStore(root: root)
+        let relative = PosterStore.relativePath(sha256: SHA256.hex(Self.image), image: .jpeg)
+        // A file outside of the very size of the poster: a stat that followed the link would take it as held.
+        let outside = directory.path + "/outside.jpg"
+        let outsideBytes = Data(repeating: 9, count: Self.image.count)
+        try outsideBytes.write(to: URL(fileURLWithPath: outside))
+        try FileManager.default.createDirectory(
+            atPath: (store.path(of: relative) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: store.path(of: relative), withDestinationPath: outside)
+        #expect(!store.holds(relative))
+        let (_, created) = try store.put(Self.image, image: .jpeg)
+        #expect(created)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == outsideBytes, "the file outside is untouched")
+        #expect(store.holds(relative))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(of: relative))) == Data(Self.image))
+        #expect(!store.holds("../outside.jpg") && !store.holds(relative + "/x") && !store.holds(""))
+        #expect(!store.holds("../" + (directory.path as NSString).lastPathComponent + "/outside.jpg"))
+    }
+
     @Test func aStoreThatCannotBeMadeOrWrittenSaysWhere() throws {
         try Data([1]).write(to: URL(fileURLWithPath: directory.path + "/file"))
         #expect(throws: PosterStoreError.notADirectory(path: directory.path + "/file")) {

@@ -121,6 +121,20 @@ public enum FetchOutcome: Sendable, Hashable {
         return nil
     }
 
+    /// This outcome with `echo`'s secret cut out of every message it carries.
+    func redacting(_ echo: SecretEcho) -> FetchOutcome {
+        func clean(_ text: String) -> String { echo.redacting(text, replacement: SecretEcho.withheld) }
+        switch self {
+        case .notFound(let message): return .notFound(message: clean(message))
+        case .limitReached(let message): return .limitReached(message: clean(message))
+        case .invalidKey(let message): return .invalidKey(message: clean(message))
+        case .rejected(let status, let message): return .rejected(status: status, message: message.map(clean))
+        case .transient(.serviceError(let text), let retryAfter):
+            return .transient(.serviceError(clean(text)), retryAfter: retryAfter)
+        case .film, .transient, .notOMDb: return self
+        }
+    }
+
     private static func isNotFound(_ message: String) -> Bool {
         let trimmed = message.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         return notFoundMessagesFolded.contains(trimmed)

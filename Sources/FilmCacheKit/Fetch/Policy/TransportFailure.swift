@@ -14,6 +14,9 @@ public enum TransportFailure: Error, Sendable, Hashable, CustomStringConvertible
     case bodyTooLarge(limit: Int)
     /// The body ended before its declared length.
     case truncated
+    /// The connection would have gone to an address the request's ``DestinationPolicy`` refuses;
+    /// nothing was sent.
+    case refused(DestinationRefusal)
     /// Anything else, described for the log.
     case other(String)
 
@@ -24,6 +27,7 @@ public enum TransportFailure: Error, Sendable, Hashable, CustomStringConvertible
         case .connectionReset: "connection reset"
         case .truncated: "response body truncated"
         case .bodyTooLarge(let limit): "response body larger than \(limit) bytes"
+        case .refused(let refusal): refusal.description
         case .other(let why): why
         }
     }

@@ -1,0 +1,171 @@
+/// Finds a secret (the OMDb key) that an upstream echoed back, so that nothing holding it is
+/// stored, logged or served.
+///
+/// Proxies, CDNs and error pages repeat the request URL, the key in it, in their answers: as it
+/// was sent, percent-encoded, or inside a JSON string with `\u0061`-style or `\/` escapes, in any
+/// case. ``isEchoed(in:)`` looks through each of those spellings; ``redacting(_:)`` puts `***`
+/// where the key stands as written, the only spelling it can cut out while keeping the rest.
+///
+/// The key counts where it stands as a word of its own (no letter or digit right before or
+/// after it, as in a URL's `apikey=KEY&`). A key shorter than ``shortLength`` (OMDb's are eight
+/// characters; short ones are for tests and stand-ins) counts only right after `apikey=`, so a
+/// key such as `demo` does not turn a plot that says "demo" into an echo.
+public struct SecretEcho: Sendable {
+    /// The secret's bytes, ASCII letters lowercased.
+    private let folded: [UInt8]
+
+    /// What stands for a text that held the secret in a spelling that cannot be masked.
+    /// (It says "key" but not "API key": OMDb's messages are told apart by such words.)
+    public static let withheld = "(an upstream text that echoed the key, withheld)"
+
+    /// What stands where the secret stood.
+    public static let mask: [UInt8] = Array("***".utf8)
+
+    /// The echo of `secret`.
+    public init(_ secret: String) {
+        folded = secret.utf8.map(Self.lower)
+    }
+
+    /// Whether `bytes` hold the secret in any spelling an echo takes.
+    public func isEchoed(in bytes: [UInt8]) -> Bool {
+        guard !folded.isEmpty else { return false }
+        if range(in: bytes, from: 0) != nil { return true }
+        guard bytes.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "\\")) else { return false }
+        // Each unescaping once and both in either order: a JSON string holding an encoded URL, or
+        // an encoded echo of a JSON text.
+        let json = Self.unescapingJSON(bytes)
+        let percent = Self.decodingPercent(bytes)
+        for candidate in [json, percent, Self.decodingPercent(json), Self.unescapingJSON(percent)]
+        where range(in: candidate, from: 0) != nil {
+            return true
+        }
+        return false
+    }
+
+    /// Whether `text` holds the secret in any spelling an echo takes.
+    public func isEchoed(in text: String) -> Bool { isEchoed(in: Array(text.utf8)) }
+
+    /// `bytes` with every occurrence of the secret as written (any case) replaced by ``mask``.
+    public func redacting(_ bytes: [UInt8]) -> [UInt8] {
+        guard !folded.isEmpty, var found = range(in: bytes, from: 0) else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var start = 0
+        while true {
+            out += bytes[start..<found.lowerBound]
+            out += Self.mask
+            start = found.upperBound
+            guard let next = range(in: bytes, from: start) else { break }
+            found = next
+        }
+        out += bytes[start...]
+        return out
+    }
+
+    /// `text` with the secret cut out: every occurrence as written masked, and the whole text
+    /// replaced by `replacement` when it still holds the secret in an escaped spelling.
+    public func redacting(_ text: String, replacement: String) -> String {
+        let bytes = redacting(Array(text.utf8))
+        return isEchoed(in: bytes) ? replacement : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Keys shorter than this count only after `apikey=`.
+    public static let shortLength = 8
+
+    private static let parameter: [UInt8] = Array("apikey=".utf8)
+
+    /// The first occurrence of the secret (any case, a word of its own; a short one after
+    /// `apikey=`) in `bytes` at or after `start`.
+    private func range(in bytes: [UInt8], from start: Int) -> Range<Int>? {
+        let count = folded.count
+        guard bytes.count - start >= count else { return nil }
+        let first = folded[0]
+        var index = start
+        while index <= bytes.count - count {
+            if Self.lower(bytes[index]) == first, matches(bytes, at: index, folded),
+                index == 0 || !Self.isWordByte(bytes[index - 1]),
+                index + count == bytes.count || !Self.isWordByte(bytes[index + count]),
+                count >= Self.shortLength
+                    || (index >= Self.parameter.count
+                        && matches(bytes, at: index - Self.parameter.count, Self.parameter))
+            {
+                return index..<(index + count)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Whether `bytes` at `index` hold `word` (lowercase), any case.
+    private func matches(_ bytes: [UInt8], at index: Int, _ word: [UInt8]) -> Bool {
+        guard index + word.count <= bytes.count else { return false }
+        for offset in 0..<word.count where Self.lower(bytes[index + offset]) != word[offset] { return false }
+        return true
+    }
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
+    }
+
+    /// `%XX` escapes decoded; anything else kept.
+    static func decodingPercent(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
+    }
+
+    /// JSON string escapes decoded (`\uXXXX` to UTF-8, `\/` to `/`, and the rest); anything else kept.
+    static func unescapingJSON(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count else {
+                out.append(bytes[index])
+                index += 1
+                continue
+            }
+            let escaped = bytes[index + 1]
+            if escaped == UInt8(ascii: "u"), index + 5 < bytes.count,
+                let value = (2...5).reduce(
+                    UInt32?(0),
+                    { sum, offset in
+                        guard let sum, let digit = hexValue(bytes[index + offset]) else { return nil }
+                        return sum << 4 | UInt32(digit)
+                    })
+            {
+                out += Array(String(Unicode.Scalar(value).map(Character.init) ?? "\u{FFFD}").utf8)
+                index += 6
+            } else {
+                out.append(escaped)
+                index += 2
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+}
