@@ -137,6 +137,25 @@ import Testing
         }
     }
 
+    /// A `serve` answer given in the future by the source host's clock would win every merge
+    /// until then: a copy lands it as given now, as it does a film fetched in the future.
+    @Test(arguments: pairs)
+    func aCopyLandsAnAnswerGivenInTheFutureAsGivenNow(_ from: BackendKind, _ to: BackendKind) async throws {
+        try await from.withBackend { source, _ in
+            try await source.storeAnswers([
+                CachedAnswer(query: "s=later", body: [1], found: true, answeredAt: now + 365 * 86_400),
+                CachedAnswer(query: "s=earlier", body: [2], found: true, answeredAt: now - 60),
+            ])
+            try await to.withBackend { target, _ in
+                let copies = try await CacheCopy(from: source, to: target, now: now).run()
+                #expect(copies.first { $0.table == .answers }?.clamped == 1)
+                #expect(try await target.answer(for: "s=later")?.answeredAt == now)
+                #expect(try await target.answer(for: "s=earlier")?.answeredAt == now - 60)
+                #expect(CopyReport.text(copies, from: "A", to: "B").contains("1 answers given in the future"))
+            }
+        }
+    }
+
     @Test(arguments: BackendKind.allCases)
     func pagesFollowEachTablesKeyAndResumeAfterTheCursor(_ kind: BackendKind) async throws {
         try await kind.withBackend { db, _ in
