@@ -14,7 +14,8 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
     private let logger: Logger
 
     /// How the pool's connections name themselves to the server (`pg_stat_activity.application_name`);
-    /// the single connections that open a database and probe it add " open".
+    /// the single connections that open a database and probe it add " open", the one that holds a
+    /// process's claims (``LiveSession``) " session".
     static let applicationName = "filmcache"
 
     /// Connections the pool keeps at most: a warm's writer, its plan and claims, and `serve`'s readers.
@@ -63,12 +64,12 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
 
     /// One connection outside the pool; the caller closes it. `unavailable` when the server has not
     /// let it in within ``connectLimit``: a server that is frozen or cut off accepts the TCP
-    /// connection, or drops its packets, and never answers.
-    func connect() async throws(StoreError) -> PostgresConnection {
+    /// connection, or drops its packets, and never answers. `purpose` follows the application name.
+    func connect(for purpose: String = "open") async throws(StoreError) -> PostgresConnection {
         let database = location.displayName
         do {
             return try await race {
-                try await self.connectNow()
+                try await self.connectNow(for: purpose)
             } against: {
                 try await Task.sleep(for: Self.connectLimit)
                 throw StoreError.unavailable(
@@ -85,7 +86,7 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
     }
 
     /// Connects with no limit but the TCP connect's own.
-    private func connectNow() async throws(StoreError) -> PostgresConnection {
+    private func connectNow(for purpose: String) async throws(StoreError) -> PostgresConnection {
         try await mapping(probing: false) { () async throws -> PostgresConnection in
             let tls: PostgresConnection.Configuration.TLS
             switch (location.sslMode, self.tls) {
@@ -99,7 +100,9 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
             // Past the race in `connect()`, so that a server that does not answer is told one way
             // (its words), whether the TCP connect or the startup is what hangs.
             configuration.options.connectTimeout = .init(Self.connectLimit + .seconds(5))
-            configuration.options.additionalStartupParameters = [("application_name", Self.applicationName + " open")]
+            configuration.options.additionalStartupParameters = [
+                ("application_name", Self.applicationName + " " + purpose)
+            ]
             return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         }
     }

@@ -72,6 +72,8 @@ struct FilmSQL: Sendable {
                 // The shortest text that reads back as the same double.
                 case .real(let number): cells.append("\(number)")
                 case .text(let text): cells.append(text)
+                // A film has no bytes that are not text.
+                case .blob(let bytes): cells.append(String(decoding: bytes, as: UTF8.self))
                 }
             }
             rows.append(cells)

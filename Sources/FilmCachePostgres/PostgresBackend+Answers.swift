@@ -18,21 +18,25 @@ extension PostgresBackend {
         }
     }
 
-    /// Stores `answers` in one transaction, one statement each in the order given, so of two
-    /// answers to one query the later stays.
+    /// Stores `answers` in one statement, the batch bound as one array a column. Of two answers to
+    /// one query the later in the order given stays: only it is sent (one statement may not update
+    /// a row twice).
     public func storeAnswers(_ answers: [CachedAnswer]) async throws(StoreError) {
+        let answers = CachedAnswer.lastOfEachQuery(answers)
         guard !answers.isEmpty else { return }
-        try await transaction { c, logger in
-            for answer in answers {
-                try await c.run(
-                    """
-                    INSERT INTO answers (query, body, found, answered_at)
-                    VALUES (\(answer.query), \(ByteBuffer(bytes: answer.body)), \(answer.found),
-                            \(answer.answeredAt.wholeSecond))
-                    ON CONFLICT (query) DO UPDATE SET
-                        body = excluded.body, found = excluded.found, answered_at = excluded.answered_at
-                    """, logger)
-            }
+        let queries = answers.map(\.query)
+        let bodies = answers.map { ByteBuffer(bytes: $0.body) }
+        let found = answers.map(\.found)
+        let answeredAt = answers.map(\.answeredAt.wholeSecond)
+        try await withConnection { c, logger in
+            try await c.run(
+                """
+                INSERT INTO answers (query, body, found, answered_at)
+                SELECT * FROM unnest(\(queries)::text[], \(bodies)::bytea[], \(found)::boolean[],
+                                     \(answeredAt)::timestamptz[])
+                ON CONFLICT (query) DO UPDATE SET
+                    body = excluded.body, found = excluded.found, answered_at = excluded.answered_at
+                """, logger)
         }
     }
 

@@ -6,7 +6,8 @@ import PostgresNIO
 /// values (in the SQLite store's forms) cast to this backend's column types.
 extension PostgresBackend {
     public func rowCount(_ table: CacheTable) async throws(StoreError) -> Int {
-        try await withConnection { c, logger in
+        guard hasAnswers || !table.isServes else { return 0 }
+        return try await withConnection { c, logger in
             try await c.rows(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table.rawValue)"), logger).first?
                 .decode(Int.self) ?? 0
         }
@@ -16,6 +17,8 @@ extension PostgresBackend {
         -> TransferPage
     {
         if table == .films { return .films(try await films(after: cursor.filmID, limit: limit, since: nil)) }
+        // A read-only open of a database from before `answers` and `demand` reads them as empty.
+        if !hasAnswers && table.isServes { return TransferPage(table, rows: []) }
         let key = cursor.keyValues
         let sql = table.pageSQL(
             select: Self.reading,
@@ -30,6 +33,9 @@ extension PostgresBackend {
                     switch kinds[i] {
                     case .integer: try cells[i].decode(Int?.self).map { .integer($0) } ?? .null
                     case .real: try cells[i].decode(Double?.self).map { .real($0) } ?? .null
+                    case .blob:
+                        try cells[i].decode(ByteBuffer?.self).map { .blob(Array($0.readableBytesView)) } ?? .null
+                    case .flag: try cells[i].decode(Int?.self).map { .integer($0) } ?? .null
                     case .text, .instant, .day: try cells[i].decode(String?.self).map { .text($0) } ?? .null
                     }
                 }
@@ -140,7 +146,8 @@ extension PostgresBackend {
         switch column.kind {
         case .instant: "to_char(\(column.name) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
         case .day: "to_char(\(column.name), 'YYYY-MM-DD')"
-        case .text, .integer, .real: column.name
+        case .flag: "\(column.name)::integer"
+        case .text, .integer, .real, .blob: column.name
         }
     }
 
@@ -149,15 +156,17 @@ extension PostgresBackend {
         -> [String]
     {
         columns.enumerated().map { index, column in
-            let type =
-                switch column.kind {
-                case .text: "text"
-                case .integer: "bigint"
-                case .real: "double precision"
-                case .instant: "timestamptz"
-                case .day: "date"
-                }
-            return "$\(offset + index + 1)::\(type)"
+            let placeholder = "$\(offset + index + 1)"
+            return switch column.kind {
+            case .text: placeholder + "::text"
+            case .integer: placeholder + "::bigint"
+            case .real: placeholder + "::double precision"
+            case .instant: placeholder + "::timestamptz"
+            case .day: placeholder + "::date"
+            case .blob: placeholder + "::bytea"
+            // 0 or 1, as SQLite keeps it.
+            case .flag: "(\(placeholder)::bigint <> 0)"
+            }
         }
     }
 }
@@ -172,6 +181,7 @@ extension PostgresBindings {
             case .integer(let number): append(number)
             case .real(let number): append(number)
             case .text(let text): append(text)
+            case .blob(let bytes): append(ByteBuffer(bytes: bytes))
             }
         }
     }

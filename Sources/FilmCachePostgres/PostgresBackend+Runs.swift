@@ -5,37 +5,52 @@ import PostgresNIO
 /// Runs and work claims across hosts: a run holds a lease on its row, renewed as it works, and a
 /// lease on each ID it claimed; a lease that passes marks work no live process holds.
 extension PostgresBackend {
-    /// How long a run's row stays held without renewal, in seconds: past it the run counts as killed.
+    /// How long a run's row stays held without renewal, in seconds, before its first claim renews it
+    /// for the claim lease: past it the run counts as killed even while its session lives (a host cut
+    /// off from the server).
     static let runLease = 600.0
 
     /// Starts a run (see `CacheStore.beginRun`) with an id from the table's identity, unique across
-    /// hosts. Unfinished runs whose lease has passed are closed first as `killed`, with the calls the
-    /// ledger counted for them; another host's live run keeps going.
+    /// hosts, alive while this process's session (``LiveSession``) holds the run's lock. Unfinished
+    /// runs no live session holds, or whose lease has passed, are closed first as `killed`, with the
+    /// calls the ledger counted for them, and claims no live holder keeps are deleted; another
+    /// host's live run keeps going.
+    ///
+    /// The row goes in, and the lock is taken, in one transaction on the session: no other process
+    /// ever sees the row without its lock held.
     public func beginRun(startedAt: Date, key: String) async throws(StoreError) -> Int {
-        try await transaction { c, logger in
-            try await c.run(
-                """
-                UPDATE runs SET finished_at = \(startedAt.wholeSecond), outcome = 'killed', calls = reserved_calls
-                WHERE finished_at IS NULL AND (lease_until IS NULL OR lease_until < now())
-                """, logger)
-            let rows = try await c.rows(
-                """
-                INSERT INTO runs (started_at, key_fingerprint, lease_until)
-                VALUES (\(startedAt.wholeSecond), \(key), now() + \(Self.runLease) * interval '1 second') RETURNING id
-                """, logger)
-            return try rows.first?.decode(Int.self) ?? 0
+        let database = displayName
+        return try await session.withConnection { c, logger in
+            let id = try await c.withTransaction(logger: logger) { c in
+                try await Self.closeGoneRuns(at: startedAt, except: nil, c, logger)
+                try await c.run(Self.sweepGoneClaims(except: nil), logger)
+                let rows = try await c.rows(
+                    """
+                    INSERT INTO runs (started_at, key_fingerprint, lease_until)
+                    VALUES (\(startedAt.wholeSecond), \(key), now() + \(Self.runLease) * interval '1 second')
+                    RETURNING id
+                    """, logger)
+                let id = try rows.first?.decode(Int.self) ?? 0
+                let locked = try await c.rows(
+                    PostgresQuery(unsafeSQL: "SELECT pg_try_advisory_lock(\(LiveSession.key(String(id))))"), logger)
+                guard try locked.first?.decode(Bool.self) == true else {
+                    throw StoreError.failed(
+                        database: database, message: "another session already holds the lock of run \(id)",
+                        code: "run lock")
+                }
+                return id
+            }
+            return (id, id)
         }
     }
 
-    /// Completes a run record; unfinished runs of others whose lease has passed are closed as
-    /// `killed` too, so a run killed while others finish the night is not left open until the next.
+    /// Completes a run record; unfinished runs of others no live session holds, or whose lease has
+    /// passed, are closed as `killed` too, and the claims of holders gone deleted, so a run killed
+    /// while others finish the night is not left open until the next. The run's lock is let go after.
     public func finishRun(id: Int, summary: WarmSummary, finishedAt: Date, outcome: String) async throws(StoreError) {
         try await transaction { c, logger in
-            try await c.run(
-                """
-                UPDATE runs SET finished_at = \(finishedAt.wholeSecond), outcome = 'killed', calls = reserved_calls
-                WHERE finished_at IS NULL AND id <> \(id) AND (lease_until IS NULL OR lease_until < now())
-                """, logger)
+            try await Self.closeGoneRuns(at: finishedAt, except: id, c, logger)
+            try await c.run(Self.sweepGoneClaims(except: id), logger)
             try await c.run(
                 """
                 UPDATE runs SET finished_at = \(finishedAt.wholeSecond), considered = \(summary.considered),
@@ -44,6 +59,42 @@ extension PostgresBackend {
                 WHERE id = \(id)
                 """, logger)
         }
+        await session.release(id)
+    }
+
+    /// Closes as `killed` the unfinished runs (but `except`) that no live session holds or whose
+    /// lease has passed, with the calls the ledger counted for them.
+    private static func closeGoneRuns(
+        at instant: Date, except id: Int?, _ c: PostgresConnection, _ logger: Logger
+    ) async throws {
+        try await c.run(
+            PostgresQuery(
+                unsafeSQL: """
+                    UPDATE runs SET finished_at = $1, outcome = 'killed', calls = reserved_calls
+                    WHERE finished_at IS NULL AND id IS DISTINCT FROM $2
+                      AND (lease_until IS NULL OR lease_until < now() OR \(LiveSession.gone("id")))
+                    """,
+                binds: {
+                    var binds = PostgresBindings()
+                    binds.append(instant.wholeSecond)
+                    binds.append(id)
+                    return binds
+                }()), logger)
+    }
+
+    /// Deletes the claims (a run's IDs, a serve process's flights) whose holder no live session holds
+    /// or whose lease has passed, but `except`'s; rows another transaction holds locked are left.
+    static func sweepGoneClaims(except holder: Int?) -> PostgresQuery {
+        var binds = PostgresBindings()
+        binds.append(holder)
+        return PostgresQuery(
+            unsafeSQL: """
+                DELETE FROM claims WHERE imdb_id IN (
+                    SELECT imdb_id FROM claims
+                    WHERE run_id IS DISTINCT FROM $1
+                      AND (lease_until IS NULL OR lease_until < now() OR \(LiveSession.gone("run_id")))
+                    FOR UPDATE SKIP LOCKED)
+                """, binds: binds)
     }
 
     public func runs(key: String?, since: Date) async throws(StoreError) -> [RunRecord] {
@@ -78,7 +129,8 @@ extension PostgresBackend {
 
     // MARK: - WorkClaims
 
-    /// Claims for `runID` those of `ids` no live lease holds and no run answered since `plannedAt`
+    /// Claims for `runID` (begun by this process, its session alive) those of `ids` no live holder's
+    /// lease holds and no run answered since `plannedAt`
     /// (a film fetched, a negative answer or an alias recorded at or after it, to the second), and
     /// renews the run's own lease; the IDs granted, in the order asked, and those answered (of the
     /// IDs no live lease of another run holds). With no `ids`, renews the
@@ -97,6 +149,12 @@ extension PostgresBackend {
     public func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError)
         -> ClaimOutcome
     {
+        // Once the session ends, others may hold what the run held: it must take nothing more.
+        guard session.holds(runID) else {
+            throw StoreError.unavailable(
+                database: displayName,
+                message: "the session that held the claims of run \(runID) ended; other runs may hold them now")
+        }
         let seconds = lease.inSeconds
         let since = plannedAt.wholeSecond.addingTimeInterval(-Self.answerSlack)
         var attempt = 0
@@ -156,7 +214,8 @@ extension PostgresBackend {
                     free AS (
                         SELECT c.imdb_id FROM claims AS c
                         WHERE c.imdb_id IN (SELECT id FROM todo)
-                          AND (c.lease_until IS NULL OR c.lease_until < now() OR c.run_id = $3)
+                          AND (c.lease_until IS NULL OR c.lease_until < now() OR c.run_id = $3
+                               OR \(LiveSession.gone("c.run_id")))
                         ORDER BY c.imdb_id
                         FOR UPDATE OF c SKIP LOCKED),
                     taken AS (
@@ -236,6 +295,11 @@ extension PostgresBackend {
     /// than an answer waits for its batch to commit, and far less than any freshness.
     static let answerSlack: TimeInterval = 60
 
+    /// Returns when this process's session no longer holds `runID`'s lock (see ``LiveSession``).
+    public func waitUntilClaimsLost(runID: Int) async {
+        await session.waitUntilLost(runID)
+    }
+
     /// Ends every lease `runID` holds: its unfetched IDs go to the next claimer.
     public func releaseClaims(runID: Int) async throws(StoreError) {
         try await withConnection { c, logger in
@@ -245,21 +309,41 @@ extension PostgresBackend {
 
     // MARK: - Serve's flights
 
-    /// Takes `key` for `holder` in one statement: a new row, or the row of a lease that passed (or
-    /// `holder`'s own), renewed; a live lease of another holder is left as it is, and nothing is
-    /// returned. The row's lock makes two takers at once one after the other: the second finds the
-    /// first's live lease.
+    /// Takes `key` for `holder` in one statement: a new row, or the row of a holder gone (no live
+    /// session holds its lock) or whose lease passed (or `holder`'s own), renewed; a live lease of
+    /// another holder is left as it is, and nothing is returned. The row's lock makes two takers at
+    /// once one after the other: the second finds the first's live lease.
+    ///
+    /// The first flight of `holder` on a session takes its lock there, and deletes the flights and
+    /// claims of holders gone since (a serve process killed leaves its rows behind).
     public func claimFlight(_ key: String, holder: Int, lease: Duration) async throws(StoreError) -> Bool {
+        if !session.holds(holder) {
+            guard try await session.hold(holder) else {
+                throw StoreError.failed(
+                    database: displayName, message: "another live process holds flights as \(holder)",
+                    code: "flight holder")
+            }
+            try await withConnection { c, logger in try await c.run(Self.sweepGoneClaims(except: holder), logger) }
+        }
         let seconds = lease.inSeconds
         return try await withConnection { c, logger in
             try await !c.rows(
-                """
-                INSERT INTO claims (imdb_id, run_id, lease_until)
-                VALUES (\(key), \(holder), now() + \(seconds) * interval '1 second')
-                ON CONFLICT (imdb_id) DO UPDATE SET run_id = excluded.run_id, lease_until = excluded.lease_until
-                WHERE claims.lease_until IS NULL OR claims.lease_until < now() OR claims.run_id = excluded.run_id
-                RETURNING imdb_id
-                """, logger
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO claims (imdb_id, run_id, lease_until)
+                        VALUES ($1, $2, now() + $3 * interval '1 second')
+                        ON CONFLICT (imdb_id) DO UPDATE SET run_id = excluded.run_id, lease_until = excluded.lease_until
+                        WHERE claims.lease_until IS NULL OR claims.lease_until < now()
+                           OR claims.run_id = excluded.run_id OR \(LiveSession.gone("claims.run_id"))
+                        RETURNING imdb_id
+                        """,
+                    binds: {
+                        var binds = PostgresBindings()
+                        binds.append(key)
+                        binds.append(holder)
+                        binds.append(seconds)
+                        return binds
+                    }()), logger
             ).isEmpty
         }
     }

@@ -28,6 +28,8 @@ public final class PostgresBackend: CacheBackend {
     let connector: Connector
     /// Whether the database has `answers` and `demand` (a read-only open of an older one reads them as empty).
     let hasAnswers: Bool
+    /// The session whose advisory locks say this process's runs and flights are alive.
+    let session: LiveSession
     private let running: Mutex<Task<Void, Never>?>
 
     private init(
@@ -40,6 +42,7 @@ public final class PostgresBackend: CacheBackend {
         self.hasAnswers = hasAnswers
         self.logger = logger
         self.displayName = connector.location.displayName
+        self.session = LiveSession(connector: connector, logger: logger)
         self.running = Mutex(running)
     }
 
@@ -69,8 +72,35 @@ public final class PostgresBackend: CacheBackend {
     public static func open(
         _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool = false
     ) async throws(StoreError) -> PostgresBackend {
-        let (connector, filmSQL, version) = try await prepare(
-            location, password: password, logger: logger, readOnly: readOnly)
+        guard
+            let backend = try await open(
+                location, password: password, logger: logger, readOnly: readOnly, nilIfAbsent: false)
+        else {
+            throw PostgresSchema.absent(database: location.displayName)
+        }
+        return backend
+    }
+
+    /// Opens the database at `location` read-only (as ``open(_:password:logger:readOnly:)`` does), or
+    /// `nil` when it has no filmcache schema at all: for the commands that read, a database no warm
+    /// has written is an empty cache, as a SQLite file not created yet is.
+    public static func openIfPresent(
+        _ location: PostgresLocation, password: String?, logger: Logger
+    ) async throws(StoreError) -> PostgresBackend? {
+        try await open(location, password: password, logger: logger, readOnly: true, nilIfAbsent: true)
+    }
+
+    /// The backend, or `nil` for a read-only open of a database with no schema when `nilIfAbsent`.
+    private static func open(
+        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool, nilIfAbsent: Bool
+    ) async throws(StoreError) -> PostgresBackend? {
+        guard
+            let (connector, filmSQL, version) = try await prepare(
+                location, password: password, logger: logger, readOnly: readOnly)
+        else {
+            if nilIfAbsent { return nil }
+            throw PostgresSchema.absent(database: location.displayName)
+        }
         let client = connector.makeClient()
         let running = Task { await client.run() }
         return PostgresBackend(
@@ -89,6 +119,7 @@ public final class PostgresBackend: CacheBackend {
                 defer { task = nil }; return task
             })
         else { return }
+        await session.close()
         task.cancel()
         let connector = connector
         try? await race {
@@ -104,20 +135,22 @@ public final class PostgresBackend: CacheBackend {
 
     /// Connects once, outside the pool, so that a wrong password, an unknown database or a server
     /// that is down is told at once and precisely; brings the schema up to date on that connection
-    /// and returns the version it has then.
+    /// and returns the version it has then; `nil` for a read-only open of a database with no schema.
     private static func prepare(
         _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool
-    ) async throws(StoreError) -> (Connector, FilmSQL, Int) {
+    ) async throws(StoreError) -> (Connector, FilmSQL, Int)? {
         let connector = try Connector(location: location, password: password, logger: logger)
         let connection = try await connector.connect()
         do {
-            let (filmSQL, version) = try await connector.mapping { () async throws -> (FilmSQL, Int) in
-                let version = try await PostgresSchema.prepare(
-                    connection, database: location.displayName, readOnly: readOnly, logger: logger)
+            let prepared = try await connector.mapping { () async throws -> (FilmSQL, Int)? in
+                guard
+                    let version = try await PostgresSchema.prepare(
+                        connection, database: location.displayName, readOnly: readOnly, logger: logger)
+                else { return nil }
                 return (try await FilmSQL(connection, logger: logger), version)
             }
             try? await connection.close()
-            return (connector, filmSQL, version)
+            return prepared.map { (connector, $0.0, $0.1) }
         } catch {
             try? await connection.close()
             throw error
@@ -159,15 +192,26 @@ public final class PostgresBackend: CacheBackend {
         _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws(StoreError) -> T {
         let client = client
-        let connector = connector
         let logger = logger
-        return try await connector.mapping { () async throws -> T in
+        return try await Self.watched(connector) { lease in
+            try await client.withConnection { connection in
+                lease.connection = connection
+                return try await body(connection, logger)
+            }
+        }
+    }
+
+    /// Runs `body`, watched as ``withConnection(_:)`` describes, on `connection` when given, else on
+    /// the one `body` sets in its lease.
+    static func watched<T: Sendable>(
+        _ connector: Connector, connection: PostgresConnection? = nil,
+        _ body: @escaping @Sendable (Lease) async throws -> T
+    ) async throws(StoreError) -> T {
+        try await connector.mapping { () async throws -> T in
             let lease = Lease()
+            lease.connection = connection
             return try await race {
-                try await client.withConnection { connection in
-                    lease.connection = connection
-                    return try await body(connection, logger)
-                }
+                try await body(lease)
             } against: {
                 try await Self.watch(connector, lease: lease)
             }
@@ -222,7 +266,7 @@ public final class PostgresBackend: CacheBackend {
 }
 
 /// The connection an operation leased, once it has one: set by the operation, read by its watch.
-private final class Lease: Sendable {
+final class Lease: Sendable {
     private let leased = Mutex<PostgresConnection?>(nil)
     var connection: PostgresConnection? {
         get { leased.withLock { $0 } }

@@ -221,8 +221,14 @@ enum PostgresSchema {
         return try rows.first?.decode(Int.self) ?? 0
     }
 
+    /// What opening a database with no filmcache schema read-only, where it must have one, throws.
+    static func absent(database: String) -> StoreError {
+        .open(
+            database: database, message: "it has no filmcache schema yet; run a warm (filmcache warm) against it first")
+    }
+
     /// Checks the schema at open and, unless `readOnly`, creates or migrates it; returns the version
-    /// the database has then.
+    /// the database has then, or `nil` when a read-only open finds no schema at all.
     ///
     /// The version is read again inside the transaction, under the migration lock: of several
     /// processes opening an old database at once, one migrates and the others find nothing to do.
@@ -230,7 +236,7 @@ enum PostgresSchema {
     /// database from ``oldestReadable`` on as it is.
     static func prepare(
         _ c: PostgresConnection, database: String, readOnly: Bool, logger: Logger
-    ) async throws -> Int {
+    ) async throws -> Int? {
         let found = try await version(c, logger: logger)
         if let found, found > currentVersion {
             throw StoreError.newerSchema(database: database, found: found, supported: currentVersion)
@@ -241,12 +247,11 @@ enum PostgresSchema {
         }
         if readOnly, let found, found >= oldestReadable { return found }
         guard !readOnly else {
+            guard let found else { return nil }
             throw StoreError.open(
                 database: database,
-                message: found == nil
-                    ? "it has no filmcache schema yet; run a warm (filmcache warm) against it first"
-                    : "its schema (version \(found ?? 0)) is older than this filmcache's (\(currentVersion));"
-                        + " run a warm (filmcache warm) against it first")
+                message: "its schema (version \(found)) is older than this filmcache's (\(currentVersion));"
+                    + " run a warm (filmcache warm) against it first")
         }
         try await c.withTransaction(logger: logger) { c in
             try await c.run("SELECT pg_advisory_xact_lock(\(migrationLock))", logger)

@@ -31,7 +31,8 @@ extension CacheStore {
             try c.db.cached(sql).query((key ?? []) + [.integer(limit)]) { row in
                 kinds.indices.map { i -> SQLiteValue in
                     switch kinds[i] {
-                    case .integer: .optional(row.int(Int32(i)))
+                    case .integer, .flag: .optional(row.int(Int32(i)))
+                    case .blob: row.bytes(Int32(i)).map { .blob($0) } ?? .null
                     case .real: .optional(row.double(Int32(i)))
                     case .text, .instant, .day: .optional(row.text(Int32(i)))
                     }

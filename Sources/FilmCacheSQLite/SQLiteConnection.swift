@@ -147,6 +147,7 @@ final class SQLiteStatement {
         let rc: Int32
         switch value {
         case .null: rc = sqlite3_bind_null(statement, index)
+        case .blob(let bytes): return try bind(blob: bytes, at: index)
         case .integer(let v): rc = sqlite3_bind_int64(statement, index, Int64(v))
         case .real(let v): rc = sqlite3_bind_double(statement, index, v)
         case .text(var v):

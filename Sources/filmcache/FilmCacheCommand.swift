@@ -87,14 +87,13 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
 
-    /// The cache for a command that only reads it: an absent file counts as an empty cache and is
-    /// not created; a PostgreSQL database is never created or migrated.
+    /// The cache for a command that only reads it: an absent file, or a PostgreSQL database with no
+    /// filmcache schema, counts as an empty cache and is not created; a PostgreSQL database is never
+    /// created or migrated.
     func openForReading(logger: Logger, job: JobFile? = nil) async throws -> any CacheBackend {
         let location = try location(job: job)
-        if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
-            return try await open(.sqlite(path: ":memory:"), job: job, logger: logger)
-        }
-        return try await open(location, job: job, logger: logger, readOnly: true)
+        if let store = try await Self.openIfPresent(location, job: job, logger: logger) { return store }
+        return try await open(.sqlite(path: ":memory:"), job: job, logger: logger)
     }
 
     /// The log line format; `nil` picks by whether standard error is a terminal.

@@ -70,6 +70,20 @@ import Testing
                 ["warm", "--db", scratch.db, "--base-url", standIn.baseURL, "--rate", "0", "--no-progress", worklist])
             #expect(warm.status == 0, "\(warm.stderr)")
             let shown = [ids[7], ids[299], "tt9999999"]
+            // What serve keeps: an answer whose bytes are no UTF-8, a negative one, and demand the plan weighs.
+            try scratch.sqlite(
+                """
+                INSERT INTO answers (query, body, found, answered_at) VALUES
+                    ('s=heat', x'7b22ff00fe227d', 1, '2026-11-21T11:00:00Z'),
+                    ('t=no such film', CAST('{"Response":"False","Error":"Movie not found!"}' AS BLOB), 0,
+                     '2026-11-21T11:30:00Z');
+                INSERT INTO demand (imdb_id, requests, last_requested_at) VALUES
+                    ('\(ids[299])', 40, '2026-11-21T11:45:00Z'), ('\(ids[7])', 2, '2026-11-21T10:00:00Z');
+                """)
+            let kept =
+                "SELECT query || ' ' || hex(body) || ' ' || found || ' ' || answered_at FROM answers ORDER BY query"
+            let asked = "SELECT imdb_id || ' ' || requests || ' ' || last_requested_at FROM demand ORDER BY imdb_id"
+            let (answersKept, demandKept) = (try scratch.sqlite(kept), try scratch.sqlite(asked))
             let original = try answers(scratch.db, worklist: worklist, ids: shown)
 
             let url = try database()
@@ -79,6 +93,15 @@ import Testing
             #expect(first["films"]?["added"] as? Int == 300 && first["films"]?["toCount"] as? Int == 300)
             #expect(first["lookups"]?["toCount"] as? Int == 2)
             #expect(first["runs"]?["added"] as? Int == 1 && (first["quota_calls"]?["added"] as? Int ?? 0) > 0)
+            #expect(first["answers"]?["added"] as? Int == 2 && first["demand"]?["added"] as? Int == 2, "\(first)")
+            #expect(
+                try server.sql(
+                    "SELECT string_agg(query || ' ' || upper(encode(body, 'hex')), ',' ORDER BY query) FROM answers",
+                    database: String(url.split(separator: "/").last ?? "")
+                ).trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "s=heat 7B22FF00FE227D,t=no such film "
+                    + Data(#"{"Response":"False","Error":"Movie not found!"}"#.utf8).map { String(format: "%02X", $0) }
+                    .joined(), "bodies byte for byte")
             let onPostgres = try answers(url, worklist: worklist, ids: shown)
             for (a, b) in zip(original, onPostgres) { #expect(a == b, "SQLite:\n\(a)\nPostgreSQL:\n\(b)") }
 
@@ -97,6 +120,8 @@ import Testing
             #expect(home.status == 0, "\(home.stderr)")
             #expect(home.stdout.contains("counts verified"), "\(home.stdout)")
             let onBack = try answers(back, worklist: worklist, ids: shown)
+            #expect(try scratch.sqlite(kept, database: back) == answersKept)
+            #expect(try scratch.sqlite(asked, database: back) == demandKept)
             for (a, b) in zip(original, onBack) { #expect(a == b, "SQLite:\n\(a)\nback:\n\(b)") }
             #expect(
                 try scratch.sqlite(

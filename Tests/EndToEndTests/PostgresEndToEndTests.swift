@@ -116,37 +116,99 @@ import Testing
         }
     }
 
-    @Test func aKilledWarmsIDsAreFetchedByTheOthersOnceItsLeasePasses() async throws {
+    /// Three warms share a night; one is killed mid-run (SIGKILL: nothing of it runs after). Its
+    /// session with the server ends with it, so the other two take what it held at once, though
+    /// the claim lease is ten minutes: the night ends with every ID stored, long before the lease
+    /// could have passed.
+    @Test func aKilledWarmsClaimsAreTakenByTheOthersAtOnceThoughTheLeaseIsTenMinutes() async throws {
         try await offThePool {
-            let ids = GeneratedIDs.first(400)
+            let ids = GeneratedIDs.first(600)
             let worklist = try scratch.worklist("w.txt", ids)
             let url = try database()
-            let standIn = try StandInProcess(arguments: ["--generate", "400", "--latency-ms", "20"], corpus: nil)
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
             let arguments = [
                 "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
-                "--claim-lease", "3s", "--no-progress", worklist,
+                "--claim-lease", "10m", "--no-progress", worklist,
             ]
+            func films() -> Int { (try? count(url, "SELECT count(*) FROM films")) ?? 0 }
+            func wait(until done: () -> Bool) {
+                let deadline = Date().addingTimeInterval(60)
+                while !done(), Date() < deadline { usleep(20_000) }
+            }
+            // The victim starts first (its run is the first) and commits some; the others join it.
             let victim = try RunningBinary("filmcache", arguments, environment: environment())
-            // The victim claims its first chunks and commits some of them.
-            let deadline = Date().addingTimeInterval(30)
-            while ((try? count(url, "SELECT count(*) FROM films")) ?? 0) < 40, Date() < deadline { usleep(50_000) }
-            victim.send(SIGKILL)
-            _ = victim.wait()
-            let committed = try count(url, "SELECT count(*) FROM films")
-            #expect(
-                try count(url, "SELECT count(*) FROM claims WHERE lease_until > now()") > 0, "the dead run holds IDs")
+            wait { films() >= 40 }
             let others = try (0..<2).map { _ in try RunningBinary("filmcache", arguments, environment: environment()) }
+            wait { (try? count(url, "SELECT count(*) FROM runs")) == 3 && films() >= 100 }
+            victim.send(SIGKILL)
+            let killed = victim.wait()
+            #expect(killed.status == SIGKILL, "the victim was still working: \(killed.stderr)")
+            let committed = films()
+            let killedAt = Date()
+
+            // Two minutes is a fifth of the lease: only the victim's session ending frees its IDs so soon.
             for out in others.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }
-            #expect(try count(url, "SELECT count(*) FROM films") == 400, "every ID fetched, the dead run's included")
-            #expect(committed >= 40, "nothing committed was lost")
+            let night = Date().timeIntervalSince(killedAt)
+            #expect(films() == ids.count, "every ID stored, the dead warm's included")
+            #expect(committed < ids.count, "the victim died with IDs left to fetch")
+            #expect(night < 300, "the night ended \(Int(night)) s after the kill, under a 600 s lease")
             let counters = try #require(try standIn.firstKeyCounters())
-            // Only what the dead run had sent and not committed is asked again: at most its in-flight
-            // calls and one commit interval of answers.
+            // Only what the dead warm had sent and not committed is asked again.
             let again = try #require(counters["filmsServedAgain"] as? Int)
-            #expect(again < 400 - committed, "asked again: \(again)")
+            #expect(again < ids.count - committed, "asked again: \(again)")
             #expect(try count(url, "SELECT count(*) FROM runs WHERE outcome = 'killed'") == 1)
+            #expect(try count(url, "SELECT count(*) FROM runs WHERE finished_at IS NULL") == 0)
+            #expect(try count(url, "SELECT count(*) FROM claims") == 0, "no claim left behind")
             let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
             #expect(ledger >= (counters["requests"] as? Int ?? .max), "the ledger is never under the calls served")
+        }
+    }
+
+    /// The session that holds a warm's claims is ended under it while the process lives (an
+    /// administrator's `pg_terminate_backend`; a proxy cutting one connection): the warm stops
+    /// claiming and sending at once and exits 75, committing what it had; the other warm takes
+    /// the rest of the night. What is asked twice is at most what was on its way when the
+    /// session ended.
+    @Test func aWarmWhoseSessionIsCutStopsAndTheOtherTakesItsClaims() async throws {
+        try await offThePool {
+            let ids = GeneratedIDs.first(600)
+            let worklist = try scratch.worklist("w.txt", ids)
+            let url = try database()
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
+            let arguments = [
+                "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
+                "--claim-lease", "10m", "--no-progress", worklist,
+            ]
+            func films() -> Int { (try? count(url, "SELECT count(*) FROM films")) ?? 0 }
+            func sessions() -> [String] {
+                ((try? sql(
+                    url,
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND application_name = 'filmcache session'")) ?? "").split(separator: "\n").map(String.init)
+            }
+            func wait(until done: () -> Bool) {
+                let deadline = Date().addingTimeInterval(60)
+                while !done(), Date() < deadline { usleep(20_000) }
+            }
+            let cut = try RunningBinary("filmcache", arguments, environment: environment())
+            wait { films() >= 40 && sessions().count == 1 }
+            let session = sessions()
+            let other = try RunningBinary("filmcache", arguments, environment: environment())
+            wait { (try? count(url, "SELECT count(*) FROM runs")) == 2 && films() >= 100 }
+            #expect(try sql(url, "SELECT pg_terminate_backend(\(session.first ?? "0"))") == "t")
+            let stopped = cut.wait(timeout: 60)
+            #expect(stopped.status == 75, "\(stopped.stderr)")
+            #expect(stopped.stderr.contains("the session that held this run's claims ended"), "\(stopped.stderr)")
+            let out = other.wait(timeout: 120)
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(films() == ids.count, "every ID stored")
+            let counters = try #require(try standIn.firstKeyCounters())
+            let again = try #require(counters["filmsServedAgain"] as? Int)
+            #expect(again <= 4, "asked twice: \(again); 4 were in flight at most")
+            let ledger = try count(url, "SELECT coalesce(sum(used), 0) FROM quota_ledger")
+            #expect(ledger >= (counters["requests"] as? Int ?? .max), "the ledger is never under the calls served")
+            #expect(try count(url, "SELECT count(*) FROM runs WHERE finished_at IS NULL") == 0)
+            #expect(try count(url, "SELECT count(*) FROM claims") == 0)
         }
     }
 
@@ -222,15 +284,35 @@ import Testing
         }
     }
 
-    @Test func readCommandsNeverCreateTheSchema() async throws {
+    /// On a database no warm has given the schema, the read commands answer as on a SQLite file
+    /// not created yet: an empty cache (`show`: no cache database, exit 1). Neither is created.
+    @Test func readCommandsAnswerAnEmptyCacheAsOnAMissingFileAndNeverCreateTheSchema() async throws {
         try await offThePool {
             let url = try database()
-            for arguments in [["quota"], ["stats"], ["show", "tt0000001"]] {
-                let out = try BuiltBinaries.run(
-                    "filmcache", [arguments[0], "--db", url] + arguments.dropFirst(), environment: environment())
-                #expect(out.status != 0, "\(arguments): \(out.stdout)")
+            let missing = scratch.dir + "/never-made.sqlite"
+            let worklist = try scratch.worklist("w.txt", GeneratedIDs.first(3))
+            for arguments in [["quota"], ["plan", worklist], ["stats"], ["stats", "--json"]] {
+                func run(_ db: String) throws -> BuiltBinaries.Output {
+                    try BuiltBinaries.run(
+                        "filmcache", [arguments[0], "--db", db] + arguments.dropFirst(), environment: environment())
+                }
+                let (onServer, onFile) = (try run(url), try run(missing))
+                #expect(onServer.status == 0, "\(arguments): \(onServer.stderr)")
+                #expect(onFile.status == 0, "\(arguments): \(onFile.stderr)")
+                let masked = onServer.stdout.replacingOccurrences(of: url, with: "DB")
+                if arguments == ["stats"] {
+                    #expect(masked.contains("DB (no filmcache schema yet: an empty cache)"), "\(masked)")
+                    #expect(masked.contains("films       0  rows"), "\(masked)")
+                } else if arguments != ["stats", "--json"] {
+                    #expect(masked == onFile.stdout.replacingOccurrences(of: missing, with: "DB"), "\(arguments)")
+                }
             }
+            let show = try BuiltBinaries.run(
+                "filmcache", ["show", "--db", url, "tt0000001"], environment: environment())
+            #expect(show.status == 1, "\(show.stderr)")
+            #expect(show.stderr.contains("no cache database at \(url)"), "\(show.stderr)")
             #expect(try count(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'") == 0)
+            #expect(!FileManager.default.fileExists(atPath: missing))
         }
     }
 }

@@ -90,6 +90,32 @@ import Testing
         #expect(a.count + b.count == ids.count)
     }
 
+    /// A batch of `serve`'s answers costs one statement however many it holds (counted by a
+    /// statement trigger), and of two answers to one query the later stays.
+    @Test func aBatchOfAnswersIsStoredInOneStatement() async throws {
+        let database = try Scratch.database()
+        try await database.withBackend { db in
+            try database.sql(
+                """
+                CREATE TABLE statements (n integer NOT NULL);
+                INSERT INTO statements VALUES (0);
+                CREATE FUNCTION count_statement() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+                    AS $$ BEGIN UPDATE statements SET n = n + 1; RETURN NULL; END $$;
+                CREATE TRIGGER answers_statements AFTER INSERT ON answers
+                    FOR EACH STATEMENT EXECUTE FUNCTION count_statement();
+                """)
+            let at = utc(2026, 11, 21, 12)
+            var answers = (0..<50).map {
+                CachedAnswer(query: "t=film \($0)", body: Array("{\"n\":\($0)}".utf8), found: true, answeredAt: at)
+            }
+            answers.append(CachedAnswer(query: "t=film 7", body: Array("later".utf8), found: false, answeredAt: at))
+            try await db.storeAnswers(answers)
+            #expect(try database.sql("SELECT n FROM statements").trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+            #expect(try await db.answer(for: "t=film 7")?.body == Array("later".utf8))
+            #expect(try await db.answer(for: "t=film 49")?.body == Array("{\"n\":49}".utf8))
+        }
+    }
+
     /// What `run` is granted of `ids`, claimed 50 at a time as a warm would.
     static func claimInBlocks(_ db: PostgresBackend, _ ids: [String], run: Int, plannedAt: Date) async throws
         -> [String]
@@ -158,17 +184,23 @@ import Testing
             #expect(
                 try await db.claim(["tt0000001"], runID: run, plannedAt: Date(), lease: .seconds(60)).granted.count == 1
             )
-            // Eight takers at once: one holds it.
+            // Eight takers at once, eight processes alive till all have tried (none the holder this one
+            // is): one holds it.
+            var takers: [PostgresBackend] = []
+            for _ in 0..<8 {
+                takers.append(
+                    try await PostgresBackend.open(
+                        database.location, password: database.server.password, logger: SampleFilms.logger))
+            }
             let taken = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for holder in 1...8 {
+                for (index, taker) in takers.enumerated() {
                     group.addTask {
-                        try await database.withBackend {
-                            try await $0.claimFlight("serve:q:s=x", holder: -holder, lease: .seconds(60))
-                        }
+                        try await taker.claimFlight("serve:q:s=x", holder: -11 - index, lease: .seconds(60))
                     }
                 }
                 return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
             }
+            for taker in takers { await taker.close() }
             #expect(taken == 1)
         }
     }

@@ -67,6 +67,13 @@ import Testing
         summary.fetched = 5
         summary.calls = 10
         try await db.finishRun(id: run, summary: summary, finishedAt: now - 7000, outcome: "done")
+        // What serve keeps: answers byte for byte (these bytes are no UTF-8), and demand.
+        try await db.storeAnswers([
+            CachedAnswer(
+                query: "t=amelie&y=2001", body: Array(#"{"Response":"True"}"#.utf8), found: true, answeredAt: now - 50),
+            CachedAnswer(query: "s=nothing", body: [0xff, 0x00, 0x7b, 0xfe], found: false, answeredAt: now - 40),
+        ])
+        try await db.recordDemand(["tt0000001": 3, "tt0000002": 1], at: now - 30)
         // Killed: never finished. Then a second key's run in the same second.
         _ = try await db.beginRun(startedAt: now - 600, key: key)
         _ = try await db.beginRun(startedAt: now - 600, key: String(repeating: "d", count: 64))
@@ -120,6 +127,31 @@ import Testing
                 #expect(try await target.observedResets(key: key) == [now - 3600])
                 #expect(
                     try await target.runs(key: nil, since: .distantPast) == source.runs(key: nil, since: .distantPast))
+                for query in ["t=amelie&y=2001", "s=nothing"] {
+                    #expect(try await target.answer(for: query) == source.answer(for: query), "\(query)")
+                }
+                #expect(try await target.answer(for: "s=nothing")?.body == [0xff, 0x00, 0x7b, 0xfe])
+                #expect(try await target.demand(of: ["tt0000001", "tt0000002"]) == ["tt0000001": 3, "tt0000002": 1])
+                #expect(try await target.mostRequested(limit: 5) == source.mostRequested(limit: 5))
+            }
+        }
+    }
+
+    /// A `serve` answer given in the future by the source host's clock would win every merge
+    /// until then: a copy lands it as given now, as it does a film fetched in the future.
+    @Test(arguments: pairs)
+    func aCopyLandsAnAnswerGivenInTheFutureAsGivenNow(_ from: BackendKind, _ to: BackendKind) async throws {
+        try await from.withBackend { source, _ in
+            try await source.storeAnswers([
+                CachedAnswer(query: "s=later", body: [1], found: true, answeredAt: now + 365 * 86_400),
+                CachedAnswer(query: "s=earlier", body: [2], found: true, answeredAt: now - 60),
+            ])
+            try await to.withBackend { target, _ in
+                let copies = try await CacheCopy(from: source, to: target, now: now).run()
+                #expect(copies.first { $0.table == .answers }?.clamped == 1)
+                #expect(try await target.answer(for: "s=later")?.answeredAt == now)
+                #expect(try await target.answer(for: "s=earlier")?.answeredAt == now - 60)
+                #expect(CopyReport.text(copies, from: "A", to: "B").contains("1 answers given in the future"))
             }
         }
     }
@@ -227,6 +259,22 @@ import Testing
                         .updated == 1)
                 #expect(try await target.callsByMinute(key: key)[minute20] == 70)
                 #expect(calls[minute20] == 7)
+
+                // An older answer gives way to the held one, a newer one wins; demand keeps the larger
+                // count and the later request, so a second copy adds no request.
+                var answer = CachedAnswer(query: "s=nothing", body: [1], found: true, answeredAt: now - 999)
+                #expect(try await target.merge(.answers([answer])).kept == 1)
+                #expect(try await target.answer(for: "s=nothing")?.found == false)
+                answer.answeredAt = now + 60
+                #expect(try await target.merge(.answers([answer])).updated == 1)
+                #expect(try await target.answer(for: "s=nothing") == answer)
+                var demand = DemandEntry(imdbID: "tt0000001", title: nil, requests: 2, lastRequestedAt: now - 999)
+                #expect(try await target.merge(.demand([demand])).kept == 1)
+                demand.requests = 9
+                #expect(try await target.merge(.demand([demand])).updated == 1)
+                #expect(try await target.demand(of: ["tt0000001"]) == ["tt0000001": 9])
+                let entry = try await target.mostRequested(limit: 1).first
+                #expect(entry?.lastRequestedAt == now - 30, "the later request kept")
             }
         }
     }

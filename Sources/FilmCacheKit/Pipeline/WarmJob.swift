@@ -170,7 +170,17 @@ public struct WarmJob: Sendable {
         let limitWatch = Task { [store, key = configuration.apiKey.fingerprint] in
             await store.watchExhaustion(key: key) { day in recorder.limitReached(elsewhereOn: day) }
         }
-        let failure: WarmError?
+        // The run's session with the database ending (the server restarted, the connection cut) lets
+        // other warms take its claims at once: it stops sending, as it would for any other reason.
+        let claimsLost = Mutex(false)
+        let sessionWatch = Task { [store] in
+            await store.waitUntilClaimsLost(runID: runID)
+            guard !Task.isCancelled else { return }
+            claimsLost.withLock { $0 = true }
+            queue.stop()
+            gate.close()
+        }
+        var failure: WarmError?
         do {
             // The first request goes alone: a rejected key or a spent limit then costs one call, not a wave.
             if let first = try await queue.next() {
@@ -201,6 +211,13 @@ public struct WarmJob: Sendable {
             failure = Self.warmError(error)
         }
         limitWatch.cancel()
+        sessionWatch.cancel()
+        if failure == nil, claimsLost.withLock({ $0 }) {
+            failure = .store(
+                .unavailable(
+                    database: store.displayName,
+                    message: "the session that held this run's claims ended; the other warms take what it had left"))
+        }
         // Whatever happened above, commit what arrived and return unsent reservations.
         try? await writer.flush()
         try? await gate.finish()

@@ -5,7 +5,9 @@ import Synchronization
 /// With a ``Claimer`` (a cache shared by several warms at once) the queue hands out only what the
 /// run has claimed: it claims the plan a chunk at a time, in plan order, passes over IDs another
 /// run has answered since the plan, and comes back, after a pause, to IDs another live run holds,
-/// so IDs a dead run had claimed are fetched once its lease expires. The next chunk is claimed
+/// so IDs a dead run had claimed are fetched once the store lets them go (on PostgreSQL at once,
+/// its session with the server having ended; for a run cut off from the server, when its lease
+/// expires). The next chunk is claimed
 /// while the workers still have half a chunk to go, so no worker waits on a claim mid-plan.
 final class WorkQueue: Sendable {
     /// How a run claims its share of a shared plan.

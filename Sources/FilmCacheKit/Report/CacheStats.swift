@@ -27,8 +27,8 @@ public struct CacheStats: Sendable, Equatable {
     public var fileBytes: Int { databaseBytes + walBytes }
 
     /// Takes the stats of the cache at `location` through `store` at `now`, planning `worklist` if
-    /// given. A SQLite file's existence and sizes are read from disk; a PostgreSQL database, opened
-    /// already, exists, and the server sizes its tables.
+    /// given. A SQLite file's existence and sizes are read from disk; a PostgreSQL database exists
+    /// when it has the schema (`store` is then the server's, which sizes its tables).
     public static func load(
         store: any CacheBackend, location: DatabaseLocation, settings: PlanSettings, worklist: Worklist?, now: Date
     ) async throws(StoreError) -> CacheStats {
@@ -46,7 +46,9 @@ public struct CacheStats: Sendable, Equatable {
                 worklist: worklist, store: store, settings: settings, keyFingerprint: nil, now: now)
         }
         return CacheStats(
-            databasePath: location.displayName, databaseExists: file.map { files.fileExists(atPath: $0) } ?? true,
+            // A server's database with no schema is read as an empty cache, which sizes nothing.
+            databasePath: location.displayName,
+            databaseExists: file.map { files.fileExists(atPath: $0) } ?? (stored != nil),
             onServer: file == nil, databaseBytes: stored ?? file.map { size($0) } ?? 0,
             walBytes: file.map { size($0 + "-wal") } ?? 0, census: census,
             freshness: settings.freshness, currentDataVersion: FilmNormalizer.dataVersion, worklists: night, now: now)

@@ -14,11 +14,13 @@ public enum CopyReport {
         let verdict =
             tables.allSatisfy { $0.mismatch == nil }
             ? "  counts verified: every row of FROM is in TO" : "  counts DO NOT agree (see above)"
-        let clamped = tables.reduce(0) { $0 + $1.clamped }
-        let note =
-            clamped == 0
-            ? ""
-            : "\n  \(clamped) films fetched in the future by FROM's clock were copied as fetched now"
+        func clamped(_ table: CacheTable) -> Int { tables.filter { $0.table == table }.reduce(0) { $0 + $1.clamped } }
+        let (films, answers) = (clamped(.films), clamped(.answers))
+        var note =
+            films == 0 ? "" : "\n  \(films) films fetched in the future by FROM's clock were copied as fetched now"
+        if answers > 0 {
+            note += "\n  \(answers) answers given in the future by FROM's clock were copied as given now"
+        }
         return "filmcache db copy \(from) → \(to)\n" + table.text + "\n" + verdict + note
     }
 

@@ -9,7 +9,10 @@ public enum StatsReport {
     public static func text(_ s: CacheStats) -> String {
         let c = s.census
         var out = "filmcache stats → \(s.databasePath)"
-        out += s.databaseExists ? "\n" : " (no database file yet: an empty cache)\n"
+        out +=
+            s.databaseExists
+            ? "\n"
+            : s.onServer ? " (no filmcache schema yet: an empty cache)\n" : " (no database file yet: an empty cache)\n"
         if s.onServer {
             out += "  " + TextTable.pad("size", to: 12, .left) + size(s.databaseBytes)
             out += ": \(s.databaseBytes) bytes in the cache's tables and indexes on the server\n"

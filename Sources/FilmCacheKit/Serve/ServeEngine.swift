@@ -16,7 +16,8 @@ public struct ServeSettings: Sendable {
     /// Bytes of fresh answers held in memory, so hits read no database (0: none held).
     public var memoryBytes = 64 << 20
     /// How long a process holds a film or query it is asking OMDb for, against the other serve
-    /// processes on the database, unless it lets go first (its answer stored): a process killed
+    /// processes on the database, unless it lets go first (its answer stored) or ends (a killed
+    /// process's session with the server ends with it): a process cut off from the server
     /// mid-call keeps the others waiting at most this long.
     public var flightLease = Duration.seconds(30)
 
@@ -309,7 +310,7 @@ public final class ServeEngine: Sendable {
     }
 
     /// Runs `fetch` holding `key` among the serve processes on the database: while another holds
-    /// it, waits until it lets go (its answer stored) or its lease passes. `fetch` reads the cache
+    /// it, waits until it lets go (its answer stored), its process is gone or its lease passes. `fetch` reads the cache
     /// first, so it finds what the other stored and asks OMDb for nothing.
     private func holdingFlight(
         _ key: String, _ fetch: @Sendable () async -> ServeResolution

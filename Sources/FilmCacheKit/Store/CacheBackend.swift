@@ -118,6 +118,12 @@ public protocol WorkClaims: Sendable {
     func claim(_ ids: [String], runID: Int, plannedAt: Date, lease: Duration) async throws(StoreError) -> ClaimOutcome
     /// Ends every lease `runID` holds.
     func releaseClaims(runID: Int) async throws(StoreError)
+    /// Returns when `runID` can no longer keep what it claimed: the process's session with the
+    /// database, which tells the other warms that the run is alive, has ended (the server restarted,
+    /// the connection was cut or stopped answering), so they may take its claims at once. The run
+    /// then claims and fetches nothing more. Where claims need no session (one writer), it waits until
+    /// cancelled.
+    func waitUntilClaimsLost(runID: Int) async
     /// Takes `key` (a film or query `serve` is about to ask OMDb) for the serve process `holder`
     /// (a negative number, never a run's) for `lease`, unless another holder's lease on it is live;
     /// whether taken. So the processes serving one database ask OMDb once a key between them. Where
@@ -166,6 +172,13 @@ extension PlanStore {
     /// The census with today's normalizer version.
     public func census(freshness: FreshnessPolicy, now: Date) async throws(StoreError) -> CacheCensus {
         try await census(freshness: freshness, now: now, currentDataVersion: FilmNormalizer.dataVersion)
+    }
+}
+
+extension WorkClaims {
+    /// Waits until cancelled: with one writer at a time, no other process takes a run's claims.
+    public func waitUntilClaimsLost(runID: Int) async {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
     }
 }
 

@@ -24,7 +24,7 @@ public protocol CacheTransfer: Sendable {
 ///
 /// Films go first: a film that lands clears the target's negative answer and alias under its ID (as
 /// a fetched film does), and the source's own lookups and aliases then follow. `claims` (the shared
-/// tier's leases for one night) are not copied.
+/// tier's leases for one night, and `serve`'s flights) are not copied.
 public enum CacheTable: String, CaseIterable, Sendable {
     /// The newer `fetched_at` wins, as in `import`.
     case films
@@ -46,13 +46,22 @@ public enum CacheTable: String, CaseIterable, Sendable {
     /// lacks is added, under its own id when the target has no run with that id; one the target holds
     /// unfinished is completed from a finished one; otherwise the target's is kept.
     case runs
+    /// `serve`'s stored answers to queries: the later `answered_at` wins.
+    case answers
+    /// How often apps asked for each film: the larger `requests` and the later `last_requested_at`
+    /// (merging the same rows twice counts nothing twice).
+    case demand
+
+    /// Whether the table is one `serve` added (schema version 8), absent from older databases.
+    package var isServes: Bool { self == .answers || self == .demand }
 }
 
 /// Where a page of a table starts: after the row with this key, or at the table's start.
 public enum TransferCursor: Sendable, Equatable {
     /// The first page.
     case start
-    /// After this ID: `films`, `lookups`, `aliases` (the asked ID), `posters`.
+    /// After this ID: `films`, `lookups`, `aliases` (the asked ID), `posters`, `demand`; after this
+    /// query: `answers`.
     case id(String)
     /// After this title key: `titles`.
     case title(TitleKey)
@@ -74,6 +83,9 @@ public enum TransferPage: Sendable, Equatable {
     case quotaLedger([LedgerEntry])
     case quotaCalls([MinuteCalls])
     case runs([RunRow])
+    case answers([CachedAnswer])
+    /// Demand rows (no titles).
+    case demand([DemandEntry])
 
     /// The table the rows are from.
     public var table: CacheTable {
@@ -86,6 +98,8 @@ public enum TransferPage: Sendable, Equatable {
         case .quotaLedger: .quotaLedger
         case .quotaCalls: .quotaCalls
         case .runs: .runs
+        case .answers: .answers
+        case .demand: .demand
         }
     }
 
@@ -100,6 +114,8 @@ public enum TransferPage: Sendable, Equatable {
         case .quotaLedger(let rows): rows.count
         case .quotaCalls(let rows): rows.count
         case .runs(let rows): rows.count
+        case .answers(let rows): rows.count
+        case .demand(let rows): rows.count
         }
     }
 
@@ -114,6 +130,8 @@ public enum TransferPage: Sendable, Equatable {
         case .quotaLedger(let rows): rows.last.map { .day(key: $0.keyFingerprint, day: $0.day) }
         case .quotaCalls(let rows): rows.last.map { .minute(key: $0.keyFingerprint, minute: $0.minute) }
         case .runs(let rows): rows.last.map { .run($0.record.id) }
+        case .answers(let rows): rows.last.map { .id($0.query) }
+        case .demand(let rows): rows.last.map { .id($0.imdbID) }
         }
     }
 }

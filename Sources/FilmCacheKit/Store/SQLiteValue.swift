@@ -4,6 +4,8 @@ package enum SQLiteValue {
     case integer(Int)
     case real(Double)
     case text(String)
+    /// Bytes as they are (a BLOB; `bytea` on PostgreSQL).
+    case blob([UInt8])
 
     /// `.text` or `.null`.
     package static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }

@@ -14,6 +14,10 @@ package enum TransferColumnKind: Sendable {
     case instant
     /// A calendar day, `YYYY-MM-DD`.
     case day
+    /// Bytes as they are: `answers.body`.
+    case blob
+    /// True or false, as 1 or 0: `answers.found`.
+    case flag
 }
 
 extension CacheTable {
@@ -47,6 +51,8 @@ extension CacheTable {
                 ("exhausted_at", .instant), ("reset_observed_at", .instant),
             ]
         case .quotaCalls: [("key_fingerprint", .text), ("minute", .integer), ("calls", .integer)]
+        case .answers: [("query", .text), ("body", .blob), ("found", .flag), ("answered_at", .instant)]
+        case .demand: [("imdb_id", .text), ("requests", .integer), ("last_requested_at", .instant)]
         case .runs:
             [
                 ("id", .integer), ("started_at", .instant), ("finished_at", .instant), ("key_fingerprint", .text),
@@ -100,12 +106,12 @@ extension CacheTable {
             "INSERT INTO \(rawValue) (\(names.joined(separator: ", "))) VALUES "
             + rows.map { "(\($0.joined(separator: ", ")))" }.joined(separator: ", ")
         let held = rawValue
+        func larger(_ c: String) -> String {
+            "\(c) = CASE WHEN excluded.\(c) > \(held).\(c) THEN excluded.\(c) ELSE \(held).\(c) END"
+        }
         switch self {
         case .quotaLedger:
             // The larger count, the earlier instant: never lower what either database counted.
-            func larger(_ c: String) -> String {
-                "\(c) = CASE WHEN excluded.\(c) > \(held).\(c) THEN excluded.\(c) ELSE \(held).\(c) END"
-            }
             func earlier(_ c: String) -> String {
                 "\(c) = CASE WHEN \(held).\(c) IS NULL OR excluded.\(c) < \(held).\(c) THEN excluded.\(c)"
                     + " ELSE \(held).\(c) END"
@@ -121,7 +127,13 @@ extension CacheTable {
         case .quotaCalls:
             return insert + " ON CONFLICT (\(keys)) DO UPDATE SET calls = excluded.calls"
                 + " WHERE excluded.calls > \(held).calls"
-        case .lookups, .aliases, .titles, .posters:
+        case .demand:
+            // The larger count and the later request: merging twice counts no request twice.
+            return insert + " ON CONFLICT (\(keys)) DO UPDATE SET "
+                + [larger("requests"), larger("last_requested_at")].joined(separator: ", ")
+                + " WHERE excluded.requests > \(held).requests"
+                + " OR excluded.last_requested_at > \(held).last_requested_at"
+        case .lookups, .aliases, .titles, .posters, .answers:
             let updates = names.dropFirst(keyCount).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             let stamp = laterWins
             let titleRule = self == .titles ? " AND " + TitleIndexRow.replacesSQL : ""
@@ -139,8 +151,9 @@ extension CacheTable {
         case .aliases: "recorded_at"
         case .titles: "resolved_at"
         case .posters: "checked_at"
+        case .answers: "answered_at"
         case .films: "fetched_at"
-        case .quotaLedger, .quotaCalls, .runs: ""
+        case .quotaLedger, .quotaCalls, .runs, .demand: ""
         }
     }
 }
@@ -205,6 +218,10 @@ extension TransferPage {
             }
         case .quotaCalls(let rows):
             return rows.map { [.text($0.keyFingerprint), .integer($0.minute), .integer($0.calls)] }
+        case .answers(let rows):
+            return rows.map { [.text($0.query), .blob($0.body), .integer($0.found ? 1 : 0), instant($0.answeredAt)] }
+        case .demand(let rows):
+            return rows.map { [.text($0.imdbID), .integer($0.requests), instant($0.lastRequestedAt)] }
         case .runs(let rows):
             return rows.map {
                 let r = $0.record
@@ -258,6 +275,16 @@ extension TransferPage {
                 })
         case .quotaCalls:
             self = .quotaCalls(rowsOf { MinuteCalls(keyFingerprint: $0.text(0), minute: $0.int(1), calls: $0.int(2)) })
+        case .answers:
+            self = .answers(
+                rowsOf {
+                    CachedAnswer(query: $0.text(0), body: $0.bytes(1), found: $0.int(2) != 0, answeredAt: $0.instant(3))
+                })
+        case .demand:
+            self = .demand(
+                rowsOf {
+                    DemandEntry(imdbID: $0.text(0), title: nil, requests: $0.int(1), lastRequestedAt: $0.instant(2))
+                })
         case .runs:
             self = .runs(
                 rowsOf {
@@ -293,6 +320,11 @@ private struct TransferValues {
     }
 
     func optionalInstant(_ index: Int) -> Date? { optionalText(index).flatMap(Timestamp.parse) }
+
+    func bytes(_ index: Int) -> [UInt8] {
+        guard index < values.count, case .blob(let bytes) = values[index] else { return [] }
+        return bytes
+    }
 
     func text(_ index: Int) -> String { optionalText(index) ?? "" }
     func int(_ index: Int) -> Int { optionalInt(index) ?? 0 }

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// For sections that call the store (which suspends) and must not interleave, where a `Mutex`
 /// cannot be held across an `await` and an actor would let a second caller in at every one.
-final class AsyncLock: Sendable {
+package final class AsyncLock: Sendable {
     private struct State {
         var held = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -12,8 +12,11 @@ final class AsyncLock: Sendable {
 
     private let state = Mutex(State())
 
+    /// A lock no one holds.
+    package init() {}
+
     /// Waits until the lock is free, then holds it.
-    func lock() async {
+    package func lock() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { s -> Bool in
                 if s.held {
@@ -28,7 +31,7 @@ final class AsyncLock: Sendable {
     }
 
     /// Lets the next waiter in, or frees the lock.
-    func unlock() {
+    package func unlock() {
         let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
             if s.waiters.isEmpty {
                 s.held = false
@@ -40,7 +43,7 @@ final class AsyncLock: Sendable {
     }
 
     /// Runs `body` holding the lock.
-    func withLock<T: Sendable, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
+    package func withLock<T: Sendable, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
         await lock()
         defer { unlock() }
         return try await body()

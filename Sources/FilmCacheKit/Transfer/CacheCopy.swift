@@ -8,9 +8,9 @@ import Foundation
 /// the cache's size and a copy stopped midway keeps every page it committed; running it again
 /// finishes it. The source is only read.
 ///
-/// A film fetched more than ``FreshnessPolicy/clockSkew`` after `now` (a source host's clock ran
-/// ahead) lands as fetched `now`: a future instant would keep it fresh, and winning every
-/// newer-wins merge, until then.
+/// A film fetched, or a `serve` answer given, more than ``FreshnessPolicy/clockSkew`` after `now`
+/// (a source host's clock ran ahead) lands as fetched or given `now`: a future instant would win
+/// every newer-wins merge until then.
 public struct CacheCopy: Sendable {
     /// Rows a page holds unless told otherwise.
     public static let defaultPageSize = 1_000
@@ -44,13 +44,22 @@ public struct CacheCopy: Sendable {
             while true {
                 var page = try await source.transferPage(table, after: cursor, limit: pageSize)
                 guard let next = page.next else { break }
-                if case .films(var films) = page {
-                    let latest = now.addingTimeInterval(FreshnessPolicy.clockSkew)
+                let latest = now.addingTimeInterval(FreshnessPolicy.clockSkew)
+                switch page {
+                case .films(var films):
                     for index in films.indices where films[index].lastFetched > latest {
                         films[index].lastFetched = now
                         copy.clamped += 1
                     }
                     page = .films(films)
+                case .answers(var answers):
+                    for index in answers.indices where answers[index].answeredAt > latest {
+                        answers[index].answeredAt = now
+                        copy.clamped += 1
+                    }
+                    page = .answers(answers)
+                default:
+                    break
                 }
                 copy.counts += try await target.merge(page)
                 copy.read += page.count
@@ -75,7 +84,8 @@ public struct TableCopy: Sendable, Equatable {
     public var read = 0
     /// Rows the target lacked (added), held older (updated), or held as they were or newer (kept).
     public var counts = ImportCounts()
-    /// Films whose `fetched_at` lay in the future, copied as fetched at the copy's start.
+    /// Films whose `fetched_at`, or answers whose `answered_at`, lay in the future, copied as of the
+    /// copy's start.
     public var clamped = 0
     /// The target's rows just before the table was copied.
     public var targetBefore: Int

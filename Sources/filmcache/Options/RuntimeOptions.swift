@@ -19,7 +19,9 @@ struct RuntimeOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "On a PostgreSQL cache: how long IDs this warm claims stay its own without a renewal. Default 10m.",
-            discussion: "A killed warm's IDs go to the other warms once it passes.", valueName: "duration"))
+            discussion:
+                "A killed warm's IDs go to the other warms at once (its session with the server ends); the lease"
+                + " holds them only for a host the server cannot reach.", valueName: "duration"))
     var claimLease: DurationArgument?
 
     /// Time between progress log lines off a terminal.

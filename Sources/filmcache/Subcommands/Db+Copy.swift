@@ -11,14 +11,16 @@ extension FilmCacheCommand.Db {
             discussion: """
                 Everything moves: films (OMDb's bodies verbatim, with their fetched_at),
                 negative answers, aliases, the title index, the poster index, the quota
-                ledger (days, calls by the minute, limits seen, observed resets) and the
-                run history, so a cache outgrowing one host moves to PostgreSQL (and back)
+                ledger (days, calls by the minute, limits seen, observed resets), the
+                run history, and serve's stored answers and demand (how often apps asked for
+                each film), so a cache outgrowing one host moves to PostgreSQL (and back)
                 without a call to OMDb. FROM is never created and its rows are only read
                 (a file from an older filmcache is brought up to date first, as by every
                 command). TO is created or migrated when needed; what it holds is merged: the
                 newer film wins (as in import), the later lookup, alias, title answer and
-                poster check win, the ledger keeps the larger count of each key's day and
-                minute, and a run is matched by its key and start. Copying again changes
+                poster check and stored answer win, the ledger keeps the larger count of each
+                key's day and minute, demand the larger count of each film's requests, and a
+                run is matched by its key and start. Copying again changes
                 nothing. Each table is read in pages, each page written in one
                 transaction; at the end every table is counted again on both sides.
 

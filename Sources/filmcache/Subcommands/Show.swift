@@ -42,15 +42,14 @@ extension FilmCacheCommand {
         func run() async throws {
             let imdbID = imdbID
             let location = try CommonOptions.location(flag: databasePath, job: nil)
-            if case .sqlite(let database) = location, !FileManager.default.fileExists(atPath: database) {
-                throw fail("no cache database at \(database)", status: 1)
-            }
             let logger = Logger(label: "filmcache") {
                 var handler = LineLogHandler(label: $0, format: .logfmt)
                 handler.logLevel = logLevel
                 return handler
             }
-            let store = try await CommonOptions.open(location, job: nil, logger: logger, readOnly: true)
+            guard let store = try await CommonOptions.openIfPresent(location, job: nil, logger: logger) else {
+                throw fail("no cache database at \(location.displayName)", status: 1)
+            }
             var film: IMDBFilm?
             do {
                 film = try await store.film(imdbID)

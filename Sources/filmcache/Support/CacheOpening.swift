@@ -71,17 +71,41 @@ extension CommonOptions {
                 throw fail(error.description, status: ExitStatus.ioError)
             }
         case .postgres(let server):
-            let password: String?
-            do {
-                password = try server.password(file: job?.databasePasswordFile) { logger.warning("\($0)") }
-            } catch {
-                throw fail(error.description, status: ExitStatus.configuration)
-            }
+            let password = try Self.password(server, job: job, logger: logger)
             do {
                 return try await PostgresBackend.open(server, password: password, logger: logger, readOnly: readOnly)
             } catch {
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
+        }
+    }
+
+    /// Opens the cache at `location` for reading only, or `nil` when there is no cache there yet: a
+    /// file not created, or a PostgreSQL database no warm has given the filmcache schema. The read
+    /// commands answer both as the same empty cache, and never create either.
+    static func openIfPresent(_ location: DatabaseLocation, job: JobFile?, logger: Logger) async throws
+        -> (any CacheBackend)?
+    {
+        switch location {
+        case .sqlite(let path):
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            return try await open(location, job: job, logger: logger, readOnly: true)
+        case .postgres(let server):
+            let password = try Self.password(server, job: job, logger: logger)
+            do {
+                return try await PostgresBackend.openIfPresent(server, password: password, logger: logger)
+            } catch {
+                throw fail(error.description, status: Self.exitStatus(for: error))
+            }
+        }
+    }
+
+    /// The password for `server`: the job's `db_password_file`, `PGPASSWORD`, or the password file.
+    private static func password(_ server: PostgresLocation, job: JobFile?, logger: Logger) throws -> String? {
+        do {
+            return try server.password(file: job?.databasePasswordFile) { logger.warning("\($0)") }
+        } catch {
+            throw fail(error.description, status: ExitStatus.configuration)
         }
     }
 
