@@ -71,7 +71,7 @@ import Testing
             #expect(warm.status == 0, "\(warm.stderr)")
             let shown = [ids[7], ids[299], "tt9999999"]
             // What serve keeps: an answer whose bytes are no UTF-8, a negative one, and demand the plan weighs.
-            try scratch.sqlite(
+            _ = try scratch.sqlite(
                 """
                 INSERT INTO answers (query, body, found, answered_at) VALUES
                     ('s=heat', x'7b22ff00fe227d', 1, '2026-11-21T11:00:00Z'),
