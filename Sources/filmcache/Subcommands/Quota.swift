@@ -40,9 +40,9 @@ extension FilmCacheCommand {
         var json = false
 
         @Flag(
-            help:
+            help: ArgumentHelp(
                 "Print the quota gauges in Prometheus text format (a warm's metrics file holds them too: never"
-                + " both in one textfile directory).")
+                    + " both in one textfile directory)."))
         var prometheus = false
 
         func validate() throws {
