@@ -25,11 +25,14 @@ scratch=${STATIC_SCRATCH:-.build-static}
 SWIFT=${SWIFT:-swift}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 
-# The binaries: the Swift runtime linked in, so only Debian's libraries are loaded at run time.
+# The binaries: the Swift runtime linked in, so only Debian's libraries are loaded at run time; no
+# $ORIGIN run path (nothing is loaded from beside the binary); bound at start-up (-z now) as Debian's
+# hardening flags ask.
+build=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --scratch-path "$scratch")
 for product in filmcache omdb-standin; do
-  $SWIFT build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$product"
+  $SWIFT build "${build[@]}" --product "$product"
 done
-bin=$($SWIFT build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)
+bin=$($SWIFT build "${build[@]}" --show-bin-path)
 built=$("$bin/filmcache" --version)
 [ "$built" = "$version" ] || { echo "filmcache --version says $built, FilmCacheVersion.swift $version" >&2; exit 1; }
 
@@ -71,16 +74,25 @@ for product in filmcache omdb-standin; do
   "$manual_tool" "$root/usr/bin/$product" --multi-page --date "$date" --section 1 \
     --authors "the filmcache authors" --output-directory "$work/man"
 done
+# A subcommand's page is named as man looks it up (filmcache-db-copy), its NAME line too (whatis),
+# while its SYNOPSIS shows the command as typed; mdoc wants .Pp, not empty lines, between paragraphs.
 for page in "$work"/man/*.1; do
-  name=$(basename "$page" | tr '.' '-' | sed 's/-1$/.1/')
-  gzip -9n <"$page" >"$root/usr/share/man/man1/$name.gz"
+  name=$(basename "$page" .1 | tr '.' '-')
+  words=$(basename "$page" .1 | tr '.' ' ')
+  upper=$(echo "$name" | tr '[:lower:]' '[:upper:]')
+  sed -e "s/^\.Dt .* 1\$/.Dt $upper 1/" \
+    -e "0,/^\.Nm .*/s//.Nm $name/" \
+    -e "/^\.Sh SYNOPSIS/{n;s/^\.Nm\$/.Nm \"$words\"/}" \
+    -e 's/^$/.Pp/' "$page" | gzip -9n >"$root/usr/share/man/man1/$name.1.gz"
 done
 
 # Shell completions, where each shell looks.
 install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
   "$root/usr/share/fish/vendor_completions.d"
 for product in filmcache omdb-standin; do
-  "$root/usr/bin/$product" --generate-completion-script bash >"$root/usr/share/bash-completion/completions/$product"
+  # bash-completion sources the file: no #! line.
+  "$root/usr/bin/$product" --generate-completion-script bash | sed '1{/^#!/d}' \
+    >"$root/usr/share/bash-completion/completions/$product"
   "$root/usr/bin/$product" --generate-completion-script zsh >"$root/usr/share/zsh/vendor-completions/_$product"
   "$root/usr/bin/$product" --generate-completion-script fish \
     >"$root/usr/share/fish/vendor_completions.d/$product.fish"
@@ -110,7 +122,7 @@ install -m 0644 README.md docs/OPERATING.md docs/JOBS.md docs/METRICS.md docs/SC
 install -m 0644 Jobs/crontab Jobs/prewarm.toml Jobs/shared.toml "$doc/examples/"
 install -m 0644 Packaging/copyright "$doc/copyright"
 changelog_date=$(date -u -R -d "@$SOURCE_DATE_EPOCH")
-maintainer=$(sed -n 's/^Maintainer: //p' Packaging/control)
+maintainer=${DEB_MAINTAINER:-$(sed -n 's/^Maintainer: //p' Packaging/control)}
 cat >"$work/changelog" <<EOF
 filmcache ($debversion) bookworm; urgency=medium
 
@@ -132,7 +144,7 @@ gzip -9n <"$work/changelog" >"$doc/changelog.Debian.gz"
 
 # Control data: Depends from dpkg-shlibdeps, the rest from Packaging/control, by dpkg-gencontrol.
 install -d "$work/src/debian" "$root/DEBIAN"
-cp Packaging/control "$work/src/debian/control"
+sed "s/^Maintainer: .*/Maintainer: $maintainer/" Packaging/control >"$work/src/debian/control"
 cp "$work/changelog" "$work/src/debian/changelog"
 (
   cd "$work/src"
