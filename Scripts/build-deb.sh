@@ -178,5 +178,7 @@ EOF
   >"$dbg/DEBIAN/md5sums"
 
 mkdir -p dist
-dpkg-deb --root-owner-group -Zxz --build "$root" "dist/filmcache_${debversion}_amd64.deb"
-dpkg-deb --root-owner-group -Zxz --build "$dbg" "dist/filmcache-dbgsym_${debversion}_amd64.deb"
+# DEB_COMPRESSION: xz (the default, smallest) or gzip (quicker, for a test's throwaway builds).
+compression=${DEB_COMPRESSION:-xz}
+dpkg-deb --root-owner-group -Z"$compression" --build "$root" "dist/filmcache_${debversion}_amd64.deb"
+dpkg-deb --root-owner-group -Z"$compression" --build "$dbg" "dist/filmcache-dbgsym_${debversion}_amd64.deb"

@@ -19,7 +19,8 @@ version=$(sed -n 's/.*static let current = "\([^"]*\)".*/\1/p' Sources/FilmCache
 step "build the package (revision 1 and 2)"
 rm -f dist/filmcache_* dist/filmcache-dbgsym_*
 DEB_REVISION=1 Scripts/build-deb.sh
-DEB_REVISION=2 Scripts/build-deb.sh
+# The second only to install over the first: compressed the quick way.
+DEB_REVISION=2 DEB_COMPRESSION=gzip Scripts/build-deb.sh
 first=dist/filmcache_${version}-1_amd64.deb
 second=dist/filmcache_${version}-2_amd64.deb
 ls -l dist/
