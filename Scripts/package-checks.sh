@@ -30,7 +30,9 @@ used() { runuser -u filmcache -- filmcache quota --db "$db" --json | sed -n 's/^
 
 case $phase in
 install)
-  apt-get install -y -qq --no-install-recommends man-db bash-completion sqlite3 >/dev/null
+  # systemd after the package: its postinst made the user with useradd (no systemd-sysusers yet), the
+  # upgrade's runs systemd-sysusers and systemd-tmpfiles; systemd-analyze verify finds its targets here.
+  apt-get install -y -qq --no-install-recommends man-db bash-completion sqlite3 systemd >/dev/null
   [ "$(dpkg-query -W -f='${Version}' filmcache)" = "$version" ] || fail "filmcache $version is not installed"
 
   echo "-- --version"

@@ -17,10 +17,12 @@ step() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
 version=$(sed -n 's/.*static let current = "\([^"]*\)".*/\1/p' Sources/FilmCacheKit/FilmCacheVersion.swift)
 
 step "build the package (revision 1 and 2)"
-rm -f dist/filmcache_* dist/filmcache-dbgsym_*
-DEB_REVISION=1 Scripts/build-deb.sh
-# The second only to install over the first: compressed the quick way.
-DEB_REVISION=2 DEB_COMPRESSION=gzip Scripts/build-deb.sh
+if [ -z "${PACKAGE_REUSE_DEBS:-}" ]; then # PACKAGE_REUSE_DEBS=1: the .debs in dist/ as they are (local reruns)
+  rm -f dist/filmcache_* dist/filmcache-dbgsym_*
+  DEB_REVISION=1 Scripts/build-deb.sh
+  # The second only to install over the first: compressed the quick way.
+  DEB_REVISION=2 DEB_COMPRESSION=gzip Scripts/build-deb.sh
+fi
 first=dist/filmcache_${version}-1_amd64.deb
 second=dist/filmcache_${version}-2_amd64.deb
 ls -l dist/
@@ -39,6 +41,7 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.so
 mirror=${mirror:-http://deb.debian.org/debian}
 security=${mirror%/debian}/debian-security
 root=$(mktemp -d /var/tmp/filmcache-root.XXXXXX)
+chmod 0755 "$root" # the root's /: mktemp makes it root's alone, and the checks run as other users too
 mounted=()
 cleanup() {
   local status=$?
