@@ -51,6 +51,7 @@ cleanup() {
   printf '\ntest-package: %s after %ss\n' "$([ $status -eq 0 ] && echo passed || echo FAILED)" "$(($(date +%s) - started))"
 }
 trap cleanup EXIT
+trap 'exit 143' INT TERM HUP # a stopped run unmounts too
 if [ -n "${PACKAGE_ROOT_TARBALL:-}" ]; then
   [ -f "$PACKAGE_ROOT_TARBALL" ] ||
     debootstrap --variant=minbase --make-tarball="$PACKAGE_ROOT_TARBALL" bookworm "$root.tar-work" "$mirror"
@@ -107,7 +108,7 @@ python3 Scripts/doc-blocks.py README.md docs/OPERATING.md >"$root/root/doc-block
 python3 Scripts/doc-blocks.py --units README.md docs/OPERATING.md | while read -r unit; do
   [ -f "$root/lib/systemd/system/$unit" ] || { echo "the docs name $unit, which the package does not install" >&2; exit 1; }
 done
-in_root bash -c 'cd /root && bash /root/doc-blocks.sh'
+in_root timeout 900 bash -c 'cd /root && bash /root/doc-blocks.sh'
 
 step "remove keeps configuration and cache; purge deletes them"
 in_root bash /root/package-checks.sh remove-purge "$version-2"
