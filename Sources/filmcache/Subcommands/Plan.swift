@@ -6,7 +6,7 @@ extension FilmCacheCommand {
     struct Plan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show tonight's work without calling OMDb: what is fresh, due, and deferred.",
-            usage: "filmcache plan [--job <file>] [--json [--ids]] [<options>] [<worklist> ...]",
+            usage: "filmcache plan [--job <file>] [--json] [<options>] [<worklist> ...]",
             discussion: """
                 Reads the worklists and the cache and prints what `warm` would do now: IDs
                 considered, fresh, to fetch (missing, then stale by how overdue × how many
