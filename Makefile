@@ -7,6 +7,11 @@
 #                    bad input, key hygiene, normalizer fuzz; see Tests/EndToEndTests/Reliability*.swift)
 #   make bench       benchmarks side by side with their reference runs (prints ratios)
 #   make format      rewrite sources with swift format; make lint checks them
+#   make deb         dist/filmcache_VERSION-REVISION_amd64.deb (+ -dbgsym): static Swift runtime, man pages,
+#                    completions, systemd units, sysusers/tmpfiles, conffiles, alert rules, dashboard
+#   make dist        the same tree as dist/filmcache-VERSION-linux-amd64.tar.gz, for other distributions
+#   make test-package  build the package, install it with apt into a bare Debian 12 root (debootstrap) and
+#                    check it there: commands, man pages, completions, ldd, a warm, an upgrade, the docs' blocks
 #   make deps        install the Debian packages the build needs (apt-get, when missing)
 #   make clean       remove build output and out/
 
@@ -14,7 +19,7 @@ SWIFT ?= swift
 DB ?= out/filmcache.sqlite
 WORKLIST ?= Data/watchlist.txt
 
-.PHONY: all build release run test test-reliability bench format lint deps clean
+.PHONY: all build release run test test-reliability bench format lint deps clean deb dist test-package package-deps
 
 all: build
 
@@ -50,5 +55,17 @@ format:
 lint:
 	$(SWIFT) format lint --strict -r Package.swift Sources Tests
 
+package-deps: deps
+	@Scripts/install-deps.sh --package
+
+deb: package-deps
+	@Scripts/build-deb.sh
+
+dist: package-deps
+	@Scripts/build-deb.sh --dist
+
+test-package: package-deps
+	@Scripts/test-package.sh
+
 clean:
-	rm -rf .build out
+	rm -rf .build .build-static .build-manual out dist

@@ -11,6 +11,13 @@ set -euo pipefail
 # wrk: the load generator `make bench` measures `filmcache serve`'s hit path with.
 # chromium: the headless browser the dashboard test of `filmcache serve` renders its page in.
 wanted=(libcurl4-openssl-dev libssl-dev libstdc++-12-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client postgresql iproute2 chromium wrk)
+# --package: what `make deb` and `make test-package` add. dpkg-dev: dpkg-shlibdeps, dpkg-gencontrol, dpkg-deb;
+# binutils: objcopy and readelf (stripping, build IDs); debootstrap: the bare Debian 12 root the package is
+# installed into; lintian; prometheus: promtool checks the alert rules; systemd: systemd-analyze verify on the
+# units; man-db: man renders the pages; hyperfine: start-up times.
+if [ "${1:-}" = "--package" ]; then
+  wanted=(dpkg-dev binutils debootstrap lintian prometheus systemd man-db hyperfine fakeroot)
+fi
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

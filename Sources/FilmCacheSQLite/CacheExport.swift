@@ -24,7 +24,7 @@ public final class CacheExport {
     /// newer filmcache, is refused.
     public init(path: String) throws(StoreError) {
         self.path = path
-        db = try SQLiteConnection(path: path, readOnly: true, create: false)
+        db = try SQLiteConnection.reader(path: path)
         sqlite3_busy_timeout(db.handle, 10_000)
         let version = try db.prepare("PRAGMA user_version").query { $0.int(0) ?? 0 }.first ?? 0
         guard version > 0 else { throw .open(database: path, message: "not a filmcache cache (no schema version)") }

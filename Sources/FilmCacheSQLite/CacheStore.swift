@@ -24,7 +24,7 @@ public final class CacheStore: Sendable {
         self.path = path
         self.logger = logger
         if readOnly {
-            let db = try SQLiteConnection(path: path, readOnly: true, create: false)
+            let db = try SQLiteConnection.reader(path: path)
             sqlite3_busy_timeout(db.handle, 10_000)
             let found = try Self.currentVersion(db)
             if found == Schema.currentVersion {

@@ -1,5 +1,6 @@
 import CSQLite
 import FilmCacheKit
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -16,12 +17,19 @@ final class SQLiteConnection {
     let path: String
     private var statementCache: [String: SQLiteStatement] = [:]
 
-    /// Opens (creating if asked) the database file at `path`.
-    init(path: String, readOnly: Bool = false, create: Bool = true) throws(StoreError) {
+    /// Opens (creating if asked) the database file at `path`; `immutable` opens it read-only as a
+    /// file nothing changes (SQLite's `immutable` URI parameter: no locks, no `-wal` or `-shm`).
+    init(path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false) throws(StoreError) {
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var name = path
+        if immutable {
+            flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
+            name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message =
                 db.map { Self.withSystemReason(String(cString: sqlite3_errmsg($0)), rc, $0, path: path) }
@@ -36,6 +44,25 @@ final class SQLiteConnection {
 
     deinit {
         sqlite3_close_v2(handle)
+    }
+
+    /// Opens the file at `path` for reading only, by someone who may not write its directory.
+    ///
+    /// A reader of a WAL database needs its `-shm` file, and SQLite creates it when it is missing,
+    /// which a reader in the cache's group cannot do: the directory is not theirs. The writer keeps
+    /// `-wal` and `-shm` between runs, but the last connection of another program (an
+    /// administrator's `sqlite3`) deletes both when it closes, after copying the `-wal` into the
+    /// file. Then every committed row is in the file itself, so the file is opened as immutable
+    /// instead: it is read without the `-shm`, and a writer that starts meanwhile writes to a new
+    /// `-wal` the read does not see. With a `-wal` still there, the error stands.
+    static func reader(path: String) throws(StoreError) -> SQLiteConnection {
+        let db = try SQLiteConnection(path: path, readOnly: true, create: false)
+        let rc = sqlite3_exec(db.handle, "PRAGMA user_version", nil, nil, nil)
+        let primary = rc & 0xff
+        guard primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN else { return db }
+        var wal = stat()
+        if stat(path + "-wal", &wal) == 0, wal.st_size > 0 { return db }
+        return try SQLiteConnection(path: path, immutable: true)
     }
 
     /// Runs one or more statements that return no rows.

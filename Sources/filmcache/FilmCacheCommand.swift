@@ -79,8 +79,8 @@ struct CommonOptions: ParsableArguments {
     @Option(
         name: .customLong("db"),
         help: ArgumentHelp(
-            "The cache database: a file, or postgresql://USER@HOST:PORT/DBNAME. Default filmcache.sqlite, or the db"
-                + " of a --job file.",
+            "The cache database: a SQLite file, or postgresql://USER@HOST:PORT/DBNAME where the command reads"
+                + " PostgreSQL (export does not). Default filmcache.sqlite, or the job file's db.",
             discussion: "The PostgreSQL password comes from PGPASSWORD, ~/.pgpass or the job's db_password_file."))
     var databasePath: String?
 
@@ -151,13 +151,21 @@ func fail(_ message: String, status: Int32) -> ExitCode {
     return ExitCode(status)
 }
 
-/// The fingerprint of the key in OMDB_API_KEY or `file`, or `nil` when neither names one; exits 78 on an unreadable file.
+/// The fingerprint of the key in OMDB_API_KEY, `file` or the job's key file, or `nil` when none names one.
 ///
-/// For commands that only read the ledger: they pick a key by it but never send it anywhere.
+/// For commands that only read the ledger and call no one (`plan`, `quota`): they pick a key by it
+/// but never send it anywhere, so they need no key. The cache's readers are not the key's
+/// holders: a job's key file they may not read is skipped with a notice, and the report names the
+/// busiest key, as with no key. An unreadable `--api-key-file` named on the command line is exit 78.
 func keyFingerprint(file: String?, job: JobFile? = nil) throws -> String? {
     do {
         return try JobOptions.apiKey(file: file, job: job).fingerprint
     } catch .missingKey {
+        return nil
+    } catch .unreadableKeyFile(let path, let reason) where file == nil {
+        StandardError.write(
+            "filmcache: the job's key file \(path) cannot be read (\(reason)); reading the busiest key's ledger instead"
+        )
         return nil
     } catch {
         throw fail(error.description, status: ExitStatus.configuration)

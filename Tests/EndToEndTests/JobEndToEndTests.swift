@@ -74,6 +74,28 @@ import Testing
         expectNoKey(out, plan, missing)
     }
 
+    /// The cache's readers may not read the key: `plan`, `quota` and `stats` call no one and need none.
+    @Test func commandsThatCallNoOneRunWithAJobKeyFileTheyCannotRead() throws {
+        let small = try smallWorklist(3)
+        let job = try write(
+            "reader.toml",
+            """
+            worklists = ["\(small)"]
+            db = "reader.sqlite"
+            api_key_file = "\(dir)/no-such-dir/omdb.key"
+            """)
+        for command in ["plan", "quota", "stats"] {
+            let out = try BuiltBinaries.run("filmcache", [command, "--job", job])
+            #expect(out.status == 0, "\(command): \(out.stderr)")
+            if command != "stats" {
+                #expect(out.stderr.contains("key file \(dir)/no-such-dir/omdb.key cannot be read"), "\(out.stderr)")
+            }
+        }
+        let named = try BuiltBinaries.run(
+            "filmcache", ["plan", "--job", job, "--api-key-file", dir + "/no-such-dir/omdb.key"])
+        #expect(named.status == 78, "a key file named on the command line must be readable: \(named.stderr)")
+    }
+
     @Test func worklistArgumentsReplaceTheJobsList() throws {
         let standIn = try StandInProcess()
         let small = try smallWorklist(3)

@@ -59,8 +59,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .missingKey(let variable):
-            "no OMDb API key: set \(variable) or pass --api-key-file FILE"
-                + " (`make run` starts the bundled OMDb stand-in when no key is set)"
+            "no OMDb API key: set \(variable), pass --api-key-file FILE, or name api_key_file in the job file"
+                + " (to try filmcache without one: `omdb-standin serve`, then --base-url http://127.0.0.1:8765/)"
         case .unreadableKeyFile(let path, let reason):
             "cannot read the API key file \(path): \(reason)"
         }

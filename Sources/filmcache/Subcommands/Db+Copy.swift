@@ -14,9 +14,10 @@ extension FilmCacheCommand.Db {
                 ledger (days, calls by the minute, limits seen, observed resets), the
                 run history, and serve's stored answers and demand (how often apps asked for
                 each film), so a cache outgrowing one host moves to PostgreSQL (and back)
-                without a call to OMDb. FROM is never created and its rows are only read
-                (a file from an older filmcache is brought up to date first, as by every
-                command). TO is created or migrated when needed; what it holds is merged: the
+                without a call to OMDb. FROM is only read: never created, migrated or
+                written (a cache from an older filmcache is read as it is when it can be,
+                and one too old for that is refused: run a warm on it first). TO is created
+                or migrated when needed; what it holds is merged: the
                 newer film wins (as in import), the later lookup, alias, title answer and
                 poster check and stored answer win, the ledger keeps the larger count of each
                 key's day and minute, demand the larger count of each film's requests, and a

@@ -7,6 +7,7 @@ extension FilmCacheCommand {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the cached films to standard output as JSON Lines or CSV.",
+            usage: "filmcache export [--db <db>] [--format <format>] [--since <instant>]",
             discussion: """
                 Reads the cache only: the database is opened read-only, never created or
                 migrated, and OMDb is never called. JSON Lines (the default) holds one
@@ -17,13 +18,18 @@ extension FilmCacheCommand {
                 running warm is never held up; on a terminal a progress line is shown on
                 standard error.
 
-                Exit status: 0 written; 64 usage; 66 no database at --db; 74 the database
-                or standard output failed (a full disk, a reader that went away: | head).
+                A PostgreSQL cache is not exported: dump it with pg_dump, or copy it to a
+                file first (filmcache db copy URL films.sqlite).
+
+                Exit status: 0 written; 64 usage (a PostgreSQL URL at --db); 66 no database
+                at --db; 74 the database or standard output failed (a full disk, a reader
+                that went away: | head).
 
                 Examples:
                   filmcache export --db films.sqlite > films.jsonl
                   filmcache export --db films.sqlite --format csv > films.csv
-                  filmcache export --db films.sqlite --since 2026-11-01 | gzip > recent.jsonl.gz
+                  filmcache export --db films.sqlite --since 2026-11-01 \\
+                    | gzip > recent.jsonl.gz
                 """
         )
 

@@ -6,6 +6,7 @@ extension FilmCacheCommand {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Load films from export files, or OMDb bodies one a line, into the cache. Never calls OMDb.",
+            usage: "filmcache import [--db <db>] [<options>] <file> ...",
             discussion: """
                 Each FILE (- for standard input) is read as it streams; its form is told by
                 its content: a { first is JSON Lines (export lines, or OMDb bodies one a

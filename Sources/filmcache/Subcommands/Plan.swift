@@ -6,6 +6,7 @@ extension FilmCacheCommand {
     struct Plan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show tonight's work without calling OMDb: what is fresh, due, and deferred.",
+            usage: "filmcache plan [--job <file>] [--json] [<options>] [<worklist> ...]",
             discussion: """
                 Reads the worklists and the cache and prints what `warm` would do now: IDs
                 considered, fresh, to fetch (missing, then stale by how overdue × how many
@@ -22,7 +23,8 @@ extension FilmCacheCommand {
                   filmcache plan --db films.sqlite Data/watchlist.txt
                   filmcache plan --job /etc/filmcache/nightly.toml
                   filmcache plan --db films.sqlite --json watchlist.txt | jq .deferred
-                  filmcache plan --db films.sqlite --json --ids watchlist.txt | jq -r '.toFetchIDs[]'
+                  filmcache plan --db films.sqlite --json --ids watchlist.txt \\
+                    | jq -r '.toFetchIDs[]'
                 """
         )
 

@@ -20,8 +20,7 @@ extension FilmCacheCommand {
                 Examples:
                   filmcache quota --db films.sqlite
                   filmcache quota --db films.sqlite --json | jq '.left'
-                  filmcache quota --db films.sqlite --prometheus \\
-                    > /var/lib/prometheus/node-exporter/filmcache_quota.prom
+                  filmcache quota --db films.sqlite --prometheus | grep _left
                 """
         )
 
@@ -40,7 +39,10 @@ extension FilmCacheCommand {
         @Flag(help: "Print the quota as JSON.")
         var json = false
 
-        @Flag(help: "Print the quota gauges in Prometheus text format.")
+        @Flag(
+            help: ArgumentHelp(
+                "Print the quota gauges in Prometheus text format (a warm's metrics file holds them too: never"
+                    + " both in one textfile directory)."))
         var prometheus = false
 
         func validate() throws {

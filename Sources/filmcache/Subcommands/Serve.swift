@@ -9,6 +9,7 @@ extension FilmCacheCommand {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Answer apps like OMDb, from the cache: an OMDb-compatible HTTP endpoint.",
+            usage: "filmcache serve [--job <file>] --tokens-file <tokens-file> [<options>]",
             discussion: """
                 GET /?apikey=TOKEN&i=tt0133093 (and t=, s=, Season=, Episode=, plot=, type=,
                 y=, page=) is answered with OMDb's body and status. TOKEN is one of the
@@ -31,7 +32,8 @@ extension FilmCacheCommand {
                 SIGHUP: read the tokens file again (a bad file keeps the old tokens).
 
                 Examples:
-                  OMDB_API_KEY=… filmcache serve --db films.sqlite --tokens-file tokens.txt
+                  OMDB_API_KEY=… filmcache serve --db films.sqlite \\
+                    --tokens-file tokens.txt
                   filmcache serve --job /etc/filmcache/serve.toml --listen 0.0.0.0:8080 \\
                     --tokens-file /etc/filmcache/tokens
                 """
@@ -41,7 +43,7 @@ extension FilmCacheCommand {
 
         @OptionGroup var jobOptions: JobOptions
 
-        @Option(help: "Address and port to listen on (port 0: a free one, logged). Default 127.0.0.1:8080.")
+        @Option(help: "Address and port to listen on (port 0: a free one, logged).")
         var listen: String = "127.0.0.1:8080"
 
         @Option(help: "The client tokens apps send as apikey: one a line, # comments.")

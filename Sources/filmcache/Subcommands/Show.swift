@@ -26,7 +26,7 @@ extension FilmCacheCommand {
         @Flag(help: "Print the canonical IMDBFilm JSON form.")
         var json = false
 
-        @Argument(help: "The imdbID, e.g. tt0172495, or an IMDb title URL.")
+        @Argument(help: ArgumentHelp("The imdbID, e.g. tt0172495, or an IMDb title URL.", valueName: "imdb-id"))
         var title: String
 
         /// The ID `title` names.

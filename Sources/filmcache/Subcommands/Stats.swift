@@ -6,6 +6,7 @@ extension FilmCacheCommand {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show what the cache holds: size, films by type, freshness, fetch ages, negative answers.",
+            usage: "filmcache stats [--job <file>] [--json] [<options>] [<worklist> ...]",
             discussion: """
                 Reads the cache only; never calls OMDb. Freshness is judged by the same TTL
                 policy as warm and plan (the freshness flags change it). With worklists,

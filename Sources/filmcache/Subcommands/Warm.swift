@@ -7,6 +7,7 @@ extension FilmCacheCommand {
     struct Warm: AsyncParsableCommand, OutputIsACourtesy {
         static let configuration = CommandConfiguration(
             abstract: "Fetch what the worklists name and the cache lacks or holds stale.",
+            usage: "filmcache warm [--job <file>] [--db <db>] [<options>] [<worklist> ...]",
             discussion: """
                 Reads imdbIDs (one ID or IMDb title URL a line, # comments), skips films
                 fetched within --ttl-days, fetches the rest from OMDb under the daily
@@ -33,7 +34,8 @@ extension FilmCacheCommand {
 
                 Examples:
                   OMDB_API_KEY=… filmcache warm --db films.sqlite Data/watchlist.txt
-                  filmcache warm --api-key-file /etc/filmcache/key --db films.sqlite a.txt b.txt
+                  filmcache warm --api-key-file /etc/filmcache/omdb.key --db films.sqlite \\
+                    a.txt b.txt
                   OMDB_API_KEY=demo filmcache warm --base-url http://127.0.0.1:8765/ \\
                     --db t.sqlite list.txt
                   filmcache warm --job /etc/filmcache/nightly.toml --rate 2
