@@ -28,7 +28,7 @@ second=dist/filmcache_${version}-2_amd64.deb
 ls -l dist/
 
 step "lintian"
-lintian --fail-on error --display-info --no-tag-display-limit "$first" dist/filmcache-dbgsym_${version}-1_amd64.deb
+lintian --fail-on error --display-info --tag-display-limit 0 "$first" dist/filmcache-dbgsym_${version}-1_amd64.deb
 
 step "promtool check rules, the dashboard's JSON"
 promtool check rules Packaging/monitoring/filmcache.rules.yml

@@ -80,7 +80,7 @@ struct CommonOptions: ParsableArguments {
         name: .customLong("db"),
         help: ArgumentHelp(
             "The cache database: a SQLite file, or postgresql://USER@HOST:PORT/DBNAME where the command reads"
-                + " PostgreSQL (export does not). Default filmcache.sqlite, or the job file's db.",
+                + " PostgreSQL (export does not). Default filmcache.sqlite.",
             discussion: "The PostgreSQL password comes from PGPASSWORD, ~/.pgpass or the job's db_password_file."))
     var databasePath: String?
 

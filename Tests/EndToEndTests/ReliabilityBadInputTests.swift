@@ -214,7 +214,9 @@ extension Reliability {
             }
         }
 
-        /// A cache on a file system mounted read-only: `warm` and `plan` both exit 74 saying so.
+        /// A cache on a file system mounted read-only: `warm` exits 74 saying so; `plan` reads it as it is
+        /// (no -wal beside it and nothing able to write it there), as readers do once a sqlite3 session
+        /// has removed -wal and -shm from a directory they cannot write.
         @Test(.enabled(if: ReliabilityMount.isPossible, Comment(rawValue: ReliabilityMount.impossible)))
         func aDatabaseOnAReadOnlyFileSystemExits74BeforeAnyCall() async throws {
             try await offThePool {
@@ -229,11 +231,8 @@ extension Reliability {
                     "\(out.stderr)"
                 )
                 let plan = try BuiltBinaries.run("filmcache", ["plan", "--db", database, worklist])
-                #expect(plan.status == 74)
-                #expect(
-                    plan.stderr.contains(
-                        "cache database \(database): unable to open database file: directory \(mount.path) is not writable"
-                            + " (Read-only file system)"), "\(plan.stderr)")
+                #expect(plan.status == 0, "\(plan.stderr)")
+                #expect(plan.stdout.contains("considered"), "\(plan.stdout)")
                 try mount.remount(readOnly: false)
                 try expectNothingLost("read-only file system", database: database)
             }

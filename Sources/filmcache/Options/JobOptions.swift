@@ -11,7 +11,8 @@ struct JobOptions: ParsableArguments {
     @Option(
         name: .customLong("job"),
         help: ArgumentHelp(
-            "Read settings from this job file (TOML, or JSON when it starts with '{'); flags given override it.",
+            "Read settings (db, worklists, key, pace, budget) from this job file (TOML, or JSON when it starts"
+                + " with '{'); flags given override it.",
             valueName: "file"))
     var path: String?
 
