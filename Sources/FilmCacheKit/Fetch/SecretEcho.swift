@@ -30,14 +30,15 @@ public struct SecretEcho: Sendable {
     public func isEchoed(in bytes: [UInt8]) -> Bool {
         guard !folded.isEmpty else { return false }
         if range(in: bytes, from: 0) != nil { return true }
-        guard bytes.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "\\")) else { return false }
-        // Each unescaping once and both in either order: a JSON string holding an encoded URL, or
-        // an encoded echo of a JSON text.
-        let json = Self.unescapingJSON(bytes)
-        let percent = Self.decodingPercent(bytes)
-        for candidate in [json, percent, Self.decodingPercent(json), Self.unescapingJSON(percent)]
-        where range(in: candidate, from: 0) != nil {
-            return true
+        guard Self.holdsEscapes(bytes) else { return false }
+        // Every order of up to three unescapings (JSON's, the URL's, HTML's numeric entities, the
+        // URL's twice for an encoded URL encoded again): a JSON string holding an encoded URL, an
+        // encoded echo of a JSON text, an error page quoting either.
+        let steps: [([UInt8]) -> [UInt8]] = [Self.unescapingJSON, Self.decodingPercent, Self.decodingEntities]
+        var layer = [bytes]
+        for _ in 0..<3 {
+            layer = layer.flatMap { text in steps.map { $0(text) } }.filter { $0 != bytes }
+            if layer.contains(where: { range(in: $0, from: 0) != nil }) { return true }
         }
         return false
     }
@@ -126,6 +127,51 @@ public struct SecretEcho: Sendable {
                 out.append(bytes[index])
                 index += 1
             }
+        }
+        return out
+    }
+
+    /// Whether `bytes` hold an escape any decoding would undo: `%XX`, `\\u` or `\\/`, `&#`. Most film
+    /// bodies hold none (a rating's `98%` is no escape), so the decodings cost nothing on them.
+    static func holdsEscapes(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        while index + 1 < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "%"):
+                if index + 2 < bytes.count, hexValue(bytes[index + 1]) != nil, hexValue(bytes[index + 2]) != nil {
+                    return true
+                }
+            case UInt8(ascii: "\\"):
+                if bytes[index + 1] == UInt8(ascii: "u") || bytes[index + 1] == UInt8(ascii: "/") { return true }
+            case UInt8(ascii: "&"):
+                if bytes[index + 1] == UInt8(ascii: "#") { return true }
+            default: break
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// HTML's numeric character references decoded (`&#97;`, `&#x61;`); anything else kept.
+    static func decodingEntities(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "&"), index + 3 < bytes.count, bytes[index + 1] == UInt8(ascii: "#"),
+                let semicolon = bytes[(index + 2)...].prefix(8).firstIndex(of: UInt8(ascii: ";"))
+            {
+                let hex = bytes[index + 2] == UInt8(ascii: "x") || bytes[index + 2] == UInt8(ascii: "X")
+                let digits = bytes[(index + (hex ? 3 : 2))..<semicolon]
+                let value = UInt32(String(decoding: digits, as: UTF8.self), radix: hex ? 16 : 10)
+                if !digits.isEmpty, let value, let scalar = Unicode.Scalar(value) {
+                    out += Array(String(Character(scalar)).utf8)
+                    index = semicolon + 1
+                    continue
+                }
+            }
+            out.append(bytes[index])
+            index += 1
         }
         return out
     }

@@ -101,6 +101,20 @@ private func jsonEscaped(_ text: String) -> String {
         #expect(echo.redacting(plain, replacement: SecretEcho.withheld) == plain)
     }
 
+    /// An encoded URL encoded again, HTML's numeric references, and the two mixed with JSON's
+    /// escapes: three layers are undone in any order.
+    @Test func doubleEncodingsAndHTMLReferencesAreEchoesToo() {
+        let echo = SecretEcho(key)
+        let twice = percentEncoded(key).replacingOccurrences(of: "%", with: "%25")
+        let decimal = key.utf8.map { "&#\($0);" }.joined()
+        let hex = key.utf8.map { String(format: "&#x%x;", $0) }.joined()
+        let mixed = "&#x5c;u00" + String(format: "%02x", key.utf8.first ?? 0) + key.dropFirst()
+        for text in ["GET /?apikey=\(twice)&i=tt1", "<p>\(decimal)</p>", "<p>\(hex)</p>", "{\"e\":\"\(mixed)\"}"] {
+            #expect(echo.isEchoed(in: text), "\(text)")
+        }
+        #expect(!echo.isEchoed(in: "<p>Fast &#38; Furious 98% \\u00e9</p>"))
+    }
+
     @Test func anEmptySecretIsEchoedNowhere() {
         let none = SecretEcho("")
         #expect(!none.isEchoed(in: "apikey=&i=tt1"))
