@@ -282,6 +282,7 @@ echo
 echo "== serve: the hit path under wrk -t2 -c32 (${serve_seconds} s), $serve_ids films, vs nginx serving the same bodies from files =="
 head -n "$serve_ids" "$work/ids.txt" >"$work/serve-ids.txt"
 OMDB_API_KEY=bench "$bin/filmcache" warm --db "$work/serve.sqlite" --base-url "http://127.0.0.1:$port/" --rate 0 \
+  --daily-limit 100000000 --reserve 0 \
   --max-in-flight "$inflight" --no-progress "$work/serve-ids.txt" >/dev/null
 echo "bench-token-0001" >"$work/serve-tokens"
 serve_port=$(free_port)
