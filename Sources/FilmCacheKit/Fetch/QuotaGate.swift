@@ -21,8 +21,7 @@ public final class QuotaGate: Sendable {
     private let smallestBlock: Int
     private let largestBlock: Int
     private let runID: Int?
-    private let now: @Sendable () -> ContinuousClock.Instant
-    private let wallClock: @Sendable () -> Date
+    private let time: TimeSource
     private let quotaDay: @Sendable (Date) -> QuotaDay
     private let state: Mutex<State>
 
@@ -40,7 +39,7 @@ public final class QuotaGate: Sendable {
         /// Callers waiting for the ledger.
         var waiting = 0
         var block: Int
-        var lastReservation: ContinuousClock.Instant?
+        var lastReservation: Duration?
         /// A block is being reserved ahead of need.
         var reservingAhead = false
         /// The quota day's budget had no room left when a block was asked ahead: what is reserved
@@ -60,19 +59,18 @@ public final class QuotaGate: Sendable {
     /// A gate for `key`, spending at most `usable` of `dailyLimit` a quota day, reserving `block`
     /// calls at a time (up to `growth` times more while calls go fast).
     ///
-    /// `wallClock` and `quotaDay` say which quota day and minute a call handed out now belongs to:
+    /// `time`'s wall clock and `quotaDay` say which quota day and minute a call handed out now belongs to:
     /// each call is charged to the minute in which it is sent, so a run crossing a minute (and so a
     /// quota day's midnight in any zone) gives the old minute's unsent reservation back and
     /// reserves anew. `runID` is the run whose
-    /// `runs` row counts the reservations (so a killed run can be closed with them); `now` is the
-    /// clock blocks are timed on.
+    /// `runs` row counts the reservations (so a killed run can be closed with them); blocks are timed on
+    /// `time`'s clock.
     public init(
         store: any QuotaLedger, key: String, dailyLimit: Int, usable: Int, block: Int,
         growth: Int = QuotaGate.growthLimit,
         runID: Int? = nil,
-        wallClock: @escaping @Sendable () -> Date = { Date() },
-        quotaDay: @escaping @Sendable (Date) -> QuotaDay = { QuotaDay(containing: $0) },
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+        time: TimeSource,
+        quotaDay: @escaping @Sendable (Date) -> QuotaDay = { QuotaDay(containing: $0) }
     ) {
         self.store = store
         self.key = key
@@ -81,10 +79,9 @@ public final class QuotaGate: Sendable {
         smallestBlock = max(1, block)
         largestBlock = smallestBlock * max(1, growth)
         self.runID = runID
-        self.now = now
-        self.wallClock = wallClock
+        self.time = time
         self.quotaDay = quotaDay
-        let instant = wallClock()
+        let instant = time.now
         state = Mutex(State(day: quotaDay(instant), minute: QuotaDay.minute(of: instant), block: smallestBlock))
     }
 
@@ -135,7 +132,7 @@ public final class QuotaGate: Sendable {
 
     /// Hands out one call of the current reservation, if it has one and its minute is still now.
     private func take(_ s: inout State) -> Bool {
-        guard QuotaDay.minute(of: wallClock()) == s.minute, s.reserved > s.sentInMinute else { return false }
+        guard QuotaDay.minute(of: time.now) == s.minute, s.reserved > s.sentInMinute else { return false }
         s.sentInMinute += 1
         s.sent += 1
         return true
@@ -153,7 +150,7 @@ public final class QuotaGate: Sendable {
     /// Moves to a new minute (giving the old one's unsent calls back) and reserves a block when the
     /// reservation is spent (or, `ahead`, half spent); run by one caller at a time, under `ledgerSerial`.
     private func refill(ahead: Bool = false) async throws(StoreError) {
-        let instant = wallClock()
+        let instant = time.now
         let minute = QuotaDay.minute(of: instant)
         // A minute passed: what was reserved and not sent goes back to the minute (and day) it was
         // reserved in, and calls from here on are charged to this one. Past the quota day's
@@ -179,9 +176,9 @@ public final class QuotaGate: Sendable {
             guard !s.closed, !s.spent,
                 ahead ? s.halfSpent : s.reserved == s.sentInMinute
             else { return nil }
-            let at = now()
+            let at = time.elapsed()
             if let last = s.lastReservation {
-                let lasted = last.duration(to: at)
+                let lasted = at - last
                 if lasted < Self.fastBlock {
                     s.block = min(s.block * 2, largestBlock)
                 } else if lasted > Self.slowBlock {

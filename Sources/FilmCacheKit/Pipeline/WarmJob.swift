@@ -7,27 +7,29 @@ public struct WarmJob: Sendable {
     public var configuration: WarmConfiguration
     private let store: any CacheBackend
     private let transport: any HTTPTransport
-    private let now: @Sendable () -> Date
+    /// Where the job's time comes from; tests hand in a manual clock.
+    public var time: TimeSource
     private let logger: Logger
     /// Stops the run from outside (the executable's signal handling); a stop requested before
     /// the run starts stops it before its first call.
     public var stop = WarmStop()
     /// Where progress goes while the job fetches; `nil` reports nothing.
     public var progress: (any ProgressSink)?
-    /// Measures the time limit and the progress interval; tests inject a manual clock.
-    public var clock: any Clock<Duration> = ContinuousClock()
 
-    /// A job over `store`, fetching through `transport`; `now` is the wall clock (injectable for tests).
+    /// A job over `store`, fetching through `transport`, timed by `time` (its clock measures the time
+    /// limit, pauses and progress; its wall clock stamps the run and its films).
     public init(
         configuration: WarmConfiguration, store: any CacheBackend, transport: any HTTPTransport,
-        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+        time: TimeSource, logger: Logger
     ) {
         self.configuration = configuration
         self.store = store
         self.transport = transport
-        self.now = now
+        self.time = time
         self.logger = logger
     }
+
+    private var now: @Sendable () -> Date { time.wall.now }
 
     /// Runs the job to the end of its plan, or until the budget, OMDb's limit, ``stop`` or
     /// ``WarmConfiguration/maxRuntime`` ends it.
@@ -37,7 +39,7 @@ public struct WarmJob: Sendable {
         defer { stop.detach(runStop) }
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<WarmSummary, WarmError> in
             if let limit = configuration.maxRuntime {
-                group.addTask { [clock, logger] in
+                group.addTask { [clock = time.clock, logger] in
                     if await runStop.request(.timeLimit, after: limit, on: clock) {
                         logger.notice(
                             "time limit reached; finishing the calls in flight",
@@ -81,7 +83,7 @@ public struct WarmJob: Sendable {
 
     private func run(stop: WarmStop) async throws(WarmError) -> WarmSummary {
         // A local copy: the property itself is not opened to its concrete clock type.
-        let clock = clock
+        let clock = time.clock
         return try await run(stop: stop, on: clock)
     }
 
@@ -126,7 +128,7 @@ public struct WarmJob: Sendable {
             ])
         let gate = QuotaGate(
             store: store, key: configuration.apiKey.fingerprint, dailyLimit: configuration.dailyLimit,
-            usable: configuration.budget.usable, block: configuration.maxInFlight, runID: runID, wallClock: now,
+            usable: configuration.budget.usable, block: configuration.maxInFlight, runID: runID, time: time,
             quotaDay: { [configuration] in configuration.quotaDay(containing: $0) })
         let writer = BatchWriter(
             store: store, batchSize: configuration.batchSize,

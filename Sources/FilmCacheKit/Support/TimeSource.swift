@@ -12,10 +12,16 @@ public struct TimeSource: Sendable {
     /// Calendar time: every instant that is stored, compared with a stored one or shown.
     public let wall: WallClock
 
+    /// The time on `clock` since this source was made: for measuring intervals without naming the
+    /// clock's own instant type.
+    public let elapsed: @Sendable () -> Duration
+
     /// A time source reading durations from `clock` and instants from `wall`.
-    public init(clock: any Clock<Duration>, wall: WallClock) {
+    public init<C: Clock<Duration>>(clock: C, wall: WallClock) {
         self.clock = clock
         self.wall = wall
+        let origin = clock.now
+        elapsed = { origin.duration(to: clock.now) }
     }
 
     /// The system's clocks: `ContinuousClock` and the real-time clock.

@@ -141,7 +141,9 @@ extension FilmCacheCommand {
             let summary: WarmSummary
             do {
                 summary = try await runtime.run(
-                    WarmJob(configuration: configuration, store: store, transport: transport, now: now, logger: logger),
+                    WarmJob(
+                        configuration: configuration, store: store, transport: transport,
+                        time: TimeSource(clock: ContinuousClock(), wall: WallClock(now: now)), logger: logger),
                     stop: signals.stop, jobFile: job, logger: logger)
             } catch {
                 await writeMetrics(

@@ -22,7 +22,7 @@ import Testing
         let store = try CacheStore(path: configuration.databasePath, logger: SampleFilms.logger)
         let summary = try await WarmJob(
             configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
-            logger: SampleFilms.logger
+            time: .system, logger: SampleFilms.logger
         ).run()
         return (summary, store)
     }

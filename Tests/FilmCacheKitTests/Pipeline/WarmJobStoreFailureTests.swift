@@ -31,7 +31,7 @@ import Testing
         let transport = ScriptedTransport { id, _ in ScriptedTransport.film(id) }
         let job = WarmJob(
             configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
-            logger: SampleFilms.logger)
+            time: .system, logger: SampleFilms.logger)
 
         await #expect {
             try await job.run()

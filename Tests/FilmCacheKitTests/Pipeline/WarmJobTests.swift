@@ -22,7 +22,7 @@ import Testing
         return (
             WarmJob(
                 configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
-                logger: SampleFilms.logger), store
+                time: .system, logger: SampleFilms.logger), store
         )
     }
 
@@ -160,7 +160,7 @@ import Testing
         let (plain, store) = try job(Self.ids(5), transport: transport)
         let job = WarmJob(
             configuration: plain.configuration, store: SQLiteBackend(store: store), transport: transport,
-            now: { clock.withLock { $0 } },
+            time: TimeSource(clock: ContinuousClock(), wall: WallClock { clock.withLock { $0 } }),
             logger: SampleFilms.logger)
         #expect(try await job.run().stopReason == .limitReached)
         let key = APIKey("test-key-1234")!.fingerprint

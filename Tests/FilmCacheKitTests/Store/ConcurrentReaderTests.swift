@@ -40,7 +40,7 @@ import Testing
         reader.start()
         let summary = try await WarmJob(
             configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
-            logger: SampleFilms.logger
+            time: .system, logger: SampleFilms.logger
         ).run()
         let seen = reader.stop()
 

@@ -22,7 +22,7 @@ import Testing
         let wall = SteppedWallClock(start)
         let gate = QuotaGate(
             store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 100, usable: 95, block: 8,
-            wallClock: { wall.date })
+            time: TimeSource(clock: ContinuousClock(), wall: WallClock { wall.date }))
         return (store, gate, wall)
     }
 
@@ -75,7 +75,8 @@ import Testing
                 group.addTask {
                     let gate = QuotaGate(
                         store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 500, usable: 475, block: 7,
-                        wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" })
+                        time: TimeSource(clock: ContinuousClock(), wall: .fixed(TestDates.utc(2026, 11, 21, 12, 0))),
+            quotaDay: { _ in "2026-11-21" })
                     var taken = 0
                     while try await gate.acquire() { taken += 1 }
                     return taken
@@ -91,7 +92,8 @@ import Testing
         let store = try CacheStore(path: dir.file("q.sqlite"), logger: SampleFilms.logger)
         let gate = QuotaGate(
             store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 100, usable: 95, block: 8,
-            wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" })
+            time: TimeSource(clock: ContinuousClock(), wall: .fixed(TestDates.utc(2026, 11, 21, 12, 0))),
+            quotaDay: { _ in "2026-11-21" })
         #expect(try await gate.acquire())
         #expect(try await gate.acquire())
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 8)
@@ -102,12 +104,11 @@ import Testing
 
     @Test func blocksGrowWhileCallsGoFastAndShrinkWhenTheySlow() async throws {
         let store = try CacheStore(path: dir.file("blocks.sqlite"), logger: SampleFilms.logger)
-        let start = ContinuousClock.now
-        let elapsed = Mutex(Duration.zero)
+        let clock = ManualClock()
         let gate = QuotaGate(
             store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 10_000, usable: 10_000, block: 8,
-            wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" },
-            now: { start + elapsed.withLock { $0 } })
+            time: TimeSource(clock: clock, wall: .fixed(TestDates.utc(2026, 11, 21, 12, 0))),
+            quotaDay: { _ in "2026-11-21" })
         var used = 0
         var taken = 0
         /// Takes `count` calls `pace` apart; returns each reservation's size, and the calls still
@@ -115,7 +116,7 @@ import Testing
         func take(_ count: Int, pace: Duration) async throws -> [(size: Int, left: Int)] {
             var reservations: [(size: Int, left: Int)] = []
             for _ in 0..<count {
-                elapsed.withLock { $0 += pace }
+                clock.advance(by: pace)
                 let before = used
                 #expect(try await gate.acquire())
                 taken += 1
@@ -142,8 +143,8 @@ import Testing
         let store = try CacheStore(path: dir.file("ahead.sqlite"), logger: SampleFilms.logger)
         let gate = QuotaGate(
             store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 100, usable: 24, block: 8,
-            wallClock: { TestDates.utc(2026, 11, 21, 12, 0) }, quotaDay: { _ in "2026-11-21" },
-            now: { ContinuousClock.now })
+            time: TimeSource(clock: ContinuousClock(), wall: .fixed(TestDates.utc(2026, 11, 21, 12, 0))),
+            quotaDay: { _ in "2026-11-21" })
         var granted = 0
         while try await gate.acquire() { granted += 1 }
         // 8, then 16 (calls going fast): the last 16 asked ahead found no room, and every one
