@@ -156,7 +156,8 @@ public final class CacheStore: Sendable {
     /// The result has one entry per distinct ID, in the order given. Only the temporary table
     /// is written, so the read takes no write lock and waits for no running warm.
     public func states(of ids: [String]) throws(StoreError) -> [CachedState] {
-        try withWorklist(Worklist(ids: ids)) { c, _ throws(StoreError) in
+        // A list of IDs names no title, so no title's standing (the only use of the instant) is read.
+        try withWorklist(Worklist(ids: ids), at: .distantPast) { c, _ throws(StoreError) in
             var states: [(position: Int, state: CachedState)] = []
             try c.selectStates.forEach { row throws(StoreError) in
                 states.append((row.int(10) ?? 0, Self.cachedState(row)))
@@ -253,7 +254,7 @@ public final class CacheStore: Sendable {
     /// Runs `body` in a read transaction with `worklist` loaded into `temp.worklist`, emptied again
     /// after; a title the index knows at `now` stands in the worklist as its ID.
     private func withWorklist<T: Sendable>(
-        _ worklist: Worklist, at now: Date = Date(), _ body: (Connection, TitlePlan) throws(StoreError) -> T
+        _ worklist: Worklist, at now: Date, _ body: (Connection, TitlePlan) throws(StoreError) -> T
     ) throws(StoreError) -> T {
         try withConnection { c throws(StoreError) in
             let result = try c.db.transaction(deferred: true) { () throws(StoreError) in

@@ -102,7 +102,7 @@ extension FilmCacheBench {
         var callers = 32
 
         func run() async throws {
-            let gate = RateGate(rate: rate, burst: burst)
+            let gate = RateGate(rate: rate, burst: burst, clock: ContinuousClock())
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(seconds)
             let instants = try await withThrowingTaskGroup(of: [ContinuousClock.Instant].self) { group in

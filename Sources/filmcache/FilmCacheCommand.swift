@@ -119,7 +119,8 @@ struct CommonOptions: ParsableArguments {
         let terminal = TerminalStatusLine.standardErrorIsTerminal
         let format = format ?? (terminal ? .human : .logfmt)
         var logger = Logger(label: "filmcache") { label -> any LogHandler in
-            let handler: any LogHandler = LineLogHandler(label: label, format: format.lineFormat)
+            let handler: any LogHandler = LineLogHandler(
+                label: label, format: format.lineFormat, now: WallClock.system.now)
             return terminal ? StatusLineLogHandler(wrapping: handler) : handler
         }
         logger.logLevel = level

@@ -70,28 +70,41 @@ public struct PosterJob: Sendable {
     let transport: any HTTPRequestTransport
     let settings: PosterSettings
     let logger: Logger
-    let now: @Sendable () -> Date
+    let time: TimeSource
 
     /// Films read per page.
     static let pageSize = 256
 
+    /// A job recording into `cache` and writing into `store`, fetching through `transport`, paced and
+    /// stamped by `time`.
     public init(
         cache: any PosterIndex, store: PosterStore, transport: any HTTPRequestTransport, settings: PosterSettings,
-        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+        time: TimeSource, logger: Logger
     ) {
         self.cache = cache
         self.store = store
         self.transport = transport
         self.settings = settings
         self.logger = logger
-        self.now = now
+        self.time = time
     }
+
+    private var now: @Sendable () -> Date { time.wall.now }
 
     /// Fetches every due poster (only of films fetched at or after `fetchedSince`, when given)
     /// until done or `stop` is requested.
     public func run(fetchedSince: Date? = nil, stop: WarmStop) async throws(PosterJobError) -> PosterSummary {
+        // A local copy: the property itself is not opened to its concrete clock type.
+        let clock = time.clock
+        return try await run(fetchedSince: fetchedSince, stop: stop, on: clock)
+    }
+
+    /// The run, paced on `clock`.
+    private func run<C: Clock<Duration>>(fetchedSince: Date?, stop: WarmStop, on clock: C)
+        async throws(PosterJobError) -> PosterSummary
+    {
         var summary = PosterSummary()
-        let gate: RateGate<ContinuousClock>? = settings.rate > 0 ? RateGate(rate: settings.rate) : nil
+        let gate: RateGate<C>? = settings.rate > 0 ? RateGate(rate: settings.rate, clock: clock) : nil
         let started = now()
         let revalidateBefore = started.addingTimeInterval(-settings.revalidateAfter.inSeconds)
         var after = ""
@@ -143,8 +156,8 @@ public struct PosterJob: Sendable {
     }
 
     /// Fetches one page, at most `maxInFlight` at a time, paced by `gate`.
-    private func fetch(
-        _ page: [PosterDue], gate: RateGate<ContinuousClock>?, stop: WarmStop, summary: inout PosterSummary
+    private func fetch<C: Clock<Duration>>(
+        _ page: [PosterDue], gate: RateGate<C>?, stop: WarmStop, summary: inout PosterSummary
     ) async -> ([PosterOutcome], PosterStoreError?) {
         var outcomes: [PosterOutcome] = []
         var storeFailure: PosterStoreError?

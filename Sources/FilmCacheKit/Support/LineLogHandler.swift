@@ -40,7 +40,7 @@ public struct LineLogHandler: LogHandler {
     /// `label` is written by the human format only.
     public init(
         label: String, format: Format, metadataProvider: Logger.MetadataProvider? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }, write: (@Sendable (String) -> Void)? = nil
+        now: @escaping @Sendable () -> Date, write: (@Sendable (String) -> Void)? = nil
     ) {
         self.label = label
         self.format = format

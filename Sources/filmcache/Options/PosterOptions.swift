@@ -80,7 +80,8 @@ struct PosterOptions: ParsableArguments {
         let transport = CurlMultiTransport(options: options)
         defer { transport.shutdown() }
         let job = PosterJob(
-            cache: cache, store: store, transport: transport, settings: settings, logger: logger, now: now)
+            cache: cache, store: store, transport: transport, settings: settings,
+            time: TimeSource(clock: ContinuousClock(), wall: WallClock(now: now)), logger: logger)
         var summary = try await job.run(fetchedSince: fetchedSince, stop: stop)
         if prune && !summary.stopped { summary.pruned = try await job.prune() }
         print(PosterReport.text(summary, store: store.root))

@@ -43,7 +43,7 @@ extension FilmCacheCommand {
             let imdbID = imdbID
             let location = try CommonOptions.location(flag: databasePath, job: nil)
             let logger = Logger(label: "filmcache") {
-                var handler = LineLogHandler(label: $0, format: .logfmt)
+                var handler = LineLogHandler(label: $0, format: .logfmt, now: WallClock.system.now)
                 handler.logLevel = logLevel
                 return handler
             }

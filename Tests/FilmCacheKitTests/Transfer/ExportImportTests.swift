@@ -13,7 +13,7 @@ import Testing
 
     var logger: Logger {
         var logger = Logger(label: "filmcache") { [lines] in
-            LineLogHandler(label: $0, format: .logfmt, write: lines.write)
+            LineLogHandler(label: $0, format: .logfmt, now: WallClock.system.now, write: lines.write)
         }
         logger.logLevel = .info
         return logger

@@ -31,10 +31,3 @@ public actor RateGate<C: Clock> where C.Duration == Duration {
         }
     }
 }
-
-extension RateGate where C == ContinuousClock {
-    /// Creates a gate on the continuous system clock.
-    public init(rate: Double, burst: Int = 1) {
-        self.init(rate: rate, burst: burst, clock: ContinuousClock())
-    }
-}
