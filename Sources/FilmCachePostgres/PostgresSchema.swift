@@ -2,7 +2,8 @@ import FilmCacheKit
 import Logging
 import PostgresNIO
 
-/// The cache database's schema on PostgreSQL, as versioned migrations recorded in `schema_migrations`.
+/// The cache database's schema on PostgreSQL: the ``SchemaStep``s as statements, each version recorded
+/// in `schema_migrations`.
 ///
 /// Versions count as the SQLite schema's do (`PRAGMA user_version`), so one number names one set of
 /// tables on both backends: the first migration here creates at once what SQLite reached in seven
@@ -10,7 +11,7 @@ import PostgresNIO
 /// migration; append one. docs/SCHEMA.md documents the result.
 enum PostgresSchema {
     /// The version this build writes and understands.
-    static var currentVersion: Int { migrations.last?.version ?? 0 }
+    static var currentVersion: Int { SchemaStep.latest.version }
 
     /// The advisory lock (one 64-bit key) that migrations hold, so that processes opening one
     /// database at the same moment migrate it once: "filmcach" in ASCII.
@@ -19,10 +20,15 @@ enum PostgresSchema {
     /// fingerprint (its `hashtext` the second key): "film" in ASCII.
     static let ledgerLockClass: Int32 = 0x6669_6C6D
 
-    /// Every migration in order: the version it brings the database to, and its statements.
-    static let migrations: [(version: Int, statements: [String])] = [
-        (
-            7,
+    /// The statements of one step; none for the steps the first one here folds in.
+    ///
+    /// PostgreSQL's first migration creates at once what SQLite reached in seven steps, so steps 1 to
+    /// 6 have nothing of their own and are not recorded: a new database records 7 and 8.
+    static func statements(for step: SchemaStep) -> [String] {
+        switch step {
+        case .createCache, .filmsWithRowid, .aliases, .runReservations, .callsByMinute, .titleIndex:
+            []
+        case .posters:
             [
                 // Text keys sort by their bytes (COLLATE "C"), as SQLite sorts them: paging by ID
                 // and "after this ID" mean the same on both backends, whatever the database's locale.
@@ -181,9 +187,7 @@ enum PostgresSchema {
                     + " SELECT f.imdb_id, j.value ->> 'source', j.value ->> 'value', (j.value ->> 'score')::integer"
                     + " FROM films AS f, jsonb_array_elements(f.ratings) AS j(value)",
             ]
-        ),
-        (
-            8,
+        case .serveAnswers:
             [
                 // What `filmcache serve` keeps beside the films: OMDb's answers byte for byte, and how
                 // often apps asked for each film, which the nightly plan reads.
@@ -203,8 +207,8 @@ enum PostgresSchema {
                 )
                 """,
             ]
-        ),
-    ]
+        }
+    }
 
     /// The oldest version a read-only open accepts, as on SQLite (`Schema.oldestReadable`): the
     /// tables added since (version 8's `answers` and `demand`) read as empty until a warm migrates.
@@ -265,13 +269,16 @@ enum PostgresSchema {
                 throw StoreError.newerSchema(database: database, found: found, supported: currentVersion)
             }
             var from = found
-            for migration in migrations where migration.version > found {
-                logger.info("migrating cache schema", metadata: ["from": "\(from)", "to": "\(migration.version)"])
-                from = migration.version
-                for statement in migration.statements {
+            for step in SchemaStep.after(found) {
+                let statements = statements(for: step)
+                guard !statements.isEmpty else { continue }
+                logger.info(
+                    "migrating cache schema", metadata: ["from": "\(from)", "to": "\(step.version)", "step": "\(step)"])
+                from = step.version
+                for statement in statements {
                     try await c.run(PostgresQuery(unsafeSQL: statement), logger)
                 }
-                try await c.run("INSERT INTO schema_migrations (version) VALUES (\(migration.version))", logger)
+                try await c.run("INSERT INTO schema_migrations (version) VALUES (\(step.version))", logger)
             }
         }
         try await compressWithLZ4(c, logger: logger)

@@ -76,9 +76,11 @@ public final class CacheStore: Sendable {
         try db.transaction { () throws(StoreError) in
             let found = try currentVersion(db)
             guard found < Schema.currentVersion else { return }
-            for version in found..<Schema.currentVersion {
-                logger.info("migrating cache schema", metadata: ["from": "\(version)", "to": "\(version + 1)"])
-                try db.execute(Schema.migrations[version])
+            for step in SchemaStep.after(found) {
+                logger.info(
+                    "migrating cache schema",
+                    metadata: ["from": "\(step.version - 1)", "to": "\(step.version)", "step": "\(step)"])
+                try db.execute(Schema.sql(for: step))
             }
             try db.execute("PRAGMA user_version = \(Schema.currentVersion)")
         }

@@ -12,7 +12,7 @@ import Testing
     func makeVersion1File() throws {
         let db = try SQLiteConnection(path: path)
         try db.execute("PRAGMA journal_mode = WAL")
-        try db.execute(Schema.migrations[0])
+        try db.execute(Schema.sql(for: .createCache))
         try db.execute(
             """
             INSERT INTO films (imdb_id, title, type, year_start, genres, writers, ratings, raw_json, fetched_at,
@@ -80,9 +80,9 @@ import Testing
 
     @Test func everyMigrationAppliesOnTopOfTheOneBefore() throws {
         let db = try SQLiteConnection(path: path)
-        for (index, migration) in Schema.migrations.enumerated() {
-            try db.execute(migration)
-            try db.execute("PRAGMA user_version = \(index + 1)")
+        for step in SchemaStep.allCases {
+            try db.execute(Schema.sql(for: step))
+            try db.execute("PRAGMA user_version = \(step.version)")
         }
         #expect(try db.prepare("PRAGMA user_version").query { $0.int(0) } == [Schema.currentVersion])
     }
