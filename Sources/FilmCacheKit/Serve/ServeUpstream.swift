@@ -134,7 +134,8 @@ final class ServeUpstream: Sendable {
             if let gate = state.gate { return gate }
             let gate = QuotaGate(
                 store: store, key: configuration.apiKey.fingerprint, dailyLimit: configuration.dailyLimit,
-                usable: configuration.dailyLimit, block: 1, growth: 1, time: TimeSource(clock: ContinuousClock(), wall: WallClock(now: now)),
+                usable: configuration.dailyLimit, block: 1, growth: 1,
+                time: TimeSource(clock: ContinuousClock(), wall: WallClock(now: now)),
                 quotaDay: { [configuration] in configuration.quotaDay(containing: $0) })
             state.gate = gate
             return gate

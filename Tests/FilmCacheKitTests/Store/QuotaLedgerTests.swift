@@ -76,7 +76,7 @@ import Testing
                     let gate = QuotaGate(
                         store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 500, usable: 475, block: 7,
                         time: TimeSource(clock: ContinuousClock(), wall: .fixed(TestDates.utc(2026, 11, 21, 12, 0))),
-            quotaDay: { _ in "2026-11-21" })
+                        quotaDay: { _ in "2026-11-21" })
                     var taken = 0
                     while try await gate.acquire() { taken += 1 }
                     return taken
