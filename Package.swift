@@ -85,11 +85,14 @@ let package = Package(
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
+        // What both SQL drivers share: each table's columns and the SQL that pages and merges it, the
+        // values bound to statements, a film as a row's values.
+        .target(name: "FilmCacheSQL", dependencies: ["FilmCacheKit"]),
         // The SQLite backend, the embedded default; libsqlite3 stays out of FilmCacheKit.
         .target(
             name: "FilmCacheSQLite",
             dependencies: [
-                "FilmCacheKit", "CSQLite",
+                "FilmCacheKit", "FilmCacheSQL", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -97,7 +100,7 @@ let package = Package(
         .target(
             name: "FilmCachePostgres",
             dependencies: [
-                "FilmCacheKit", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "FilmCacheKit", "FilmCacheSQL", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

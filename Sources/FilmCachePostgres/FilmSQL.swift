@@ -1,4 +1,5 @@
 import FilmCacheKit
+import FilmCacheSQL
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,4 +1,5 @@
 import FilmCacheKit
+import FilmCacheSQL
 import Foundation
 import PostgresNIO
 
@@ -29,7 +30,7 @@ extension PostgresBackend {
         let rows = try await withConnection { c, logger in
             try await c.rows(PostgresQuery(unsafeSQL: sql, binds: binds), logger).map { row in
                 let cells = row.makeRandomAccess()
-                return try kinds.indices.map { i -> SQLiteValue in
+                return try kinds.indices.map { i -> SQLValue in
                     switch kinds[i] {
                     case .integer: try cells[i].decode(Int?.self).map { .integer($0) } ?? .null
                     case .real: try cells[i].decode(Double?.self).map { .real($0) } ?? .null
@@ -173,7 +174,7 @@ extension PostgresBackend {
 
 extension PostgresBindings {
     /// `values` bound in order, as the SQLite store would bind them.
-    init(values: [SQLiteValue]) {
+    init(values: [SQLValue]) {
         self.init(capacity: values.count)
         for value in values {
             switch value {

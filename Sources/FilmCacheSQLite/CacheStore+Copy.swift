@@ -1,4 +1,5 @@
 import FilmCacheKit
+import FilmCacheSQL
 import Foundation
 
 #if canImport(Glibc)
@@ -29,7 +30,7 @@ extension CacheStore {
         let kinds = table.readKinds
         let rows = try withConnection { c throws(StoreError) in
             try c.db.cached(sql).query((key ?? []) + [.integer(limit)]) { row in
-                kinds.indices.map { i -> SQLiteValue in
+                kinds.indices.map { i -> SQLValue in
                     switch kinds[i] {
                     case .integer, .flag: .optional(row.int(Int32(i)))
                     case .blob: row.bytes(Int32(i)).map { .blob($0) } ?? .null

@@ -1,4 +1,5 @@
 import FilmCacheKit
+import FilmCacheSQL
 import Foundation
 
 extension CacheStore {

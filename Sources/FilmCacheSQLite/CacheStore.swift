@@ -1,5 +1,6 @@
 import CSQLite
 import FilmCacheKit
+import FilmCacheSQL
 import Foundation
 import Logging
 import Synchronization

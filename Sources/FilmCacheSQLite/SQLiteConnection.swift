@@ -1,5 +1,6 @@
 import CSQLite
 import FilmCacheKit
+import FilmCacheSQL
 import Foundation
 
 #if canImport(Glibc)
@@ -162,7 +163,7 @@ final class SQLiteStatement {
     }
 
     /// Binds the values to parameters 1…n in order, after clearing earlier bindings.
-    func bind(_ values: [SQLiteValue]) throws(StoreError) {
+    func bind(_ values: [SQLValue]) throws(StoreError) {
         sqlite3_reset(statement)
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
@@ -170,7 +171,7 @@ final class SQLiteStatement {
     }
 
     /// Binds one value to the 1-based parameter `index`.
-    func bind(_ value: SQLiteValue, at index: Int32) throws(StoreError) {
+    func bind(_ value: SQLValue, at index: Int32) throws(StoreError) {
         let rc: Int32
         switch value {
         case .null: rc = sqlite3_bind_null(statement, index)
@@ -203,7 +204,7 @@ final class SQLiteStatement {
     }
 
     /// Runs the statement as `run(_:)` does, with `blob` bound to parameter `index` besides `values`.
-    func run(_ values: [SQLiteValue], blob: [UInt8], at index: Int32) throws(StoreError) {
+    func run(_ values: [SQLValue], blob: [UInt8], at index: Int32) throws(StoreError) {
         try bind(values)
         try bind(blob: blob, at: index)
         while try step() {}
@@ -224,7 +225,7 @@ final class SQLiteStatement {
     }
 
     /// Binds, runs to completion and resets: for statements that return no rows.
-    func run(_ values: [SQLiteValue]) throws(StoreError) {
+    func run(_ values: [SQLValue]) throws(StoreError) {
         try bind(values)
         while try step() {}
         sqlite3_reset(statement)
@@ -236,7 +237,7 @@ final class SQLiteStatement {
     }
 
     /// Binds and collects every row through `row`.
-    func query<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws(StoreError) -> T) throws(StoreError)
+    func query<T>(_ values: [SQLValue] = [], _ row: (SQLiteStatement) throws(StoreError) -> T) throws(StoreError)
         -> [T]
     {
         var rows: [T] = []
@@ -245,8 +246,7 @@ final class SQLiteStatement {
     }
 
     /// Binds and hands each row to `body` as it is stepped, keeping none: for scans of whole tables.
-    func forEach(_ values: [SQLiteValue] = [], _ body: (SQLiteStatement) throws(StoreError) -> Void) throws(StoreError)
-    {
+    func forEach(_ values: [SQLValue] = [], _ body: (SQLiteStatement) throws(StoreError) -> Void) throws(StoreError) {
         try bind(values)
         defer { sqlite3_reset(statement) }
         while try step() { try body(self) }

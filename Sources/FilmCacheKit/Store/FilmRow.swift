@@ -13,24 +13,6 @@ package enum FilmRow {
         "dvd", "production", "website", "raw_json", "fetched_at", "data_version",
     ]
 
-    /// The values of `film` in `columns` order.
-    package static func values(for film: IMDBFilm) -> [SQLiteValue] {
-        [
-            .text(film.imdbID), .optional(film.title), .optional(film.type?.description), .optional(film.yearStart),
-            .optional(film.yearEnd), .optional(film.rated), .optional(film.released?.description),
-            .optional(film.runtimeMinutes), .text(JSONText.array(film.genres)),
-            .text(JSONText.array(film.directors)), .text(JSONText.credits(film.writers)),
-            .text(JSONText.array(film.actors)), .text(JSONText.array(film.languages)),
-            .text(JSONText.array(film.countries)), .optional(film.plot), .optional(film.awards),
-            .optional(film.posterURL), .optional(film.imdbRating), .optional(film.imdbVotes),
-            .optional(film.metascore), .text(JSONText.ratings(film.ratings)), .optional(film.boxOfficeUSD),
-            .optional(film.totalSeasons), .optional(film.season), .optional(film.episode),
-            .optional(film.seriesID), .optional(film.dvd?.description), .optional(film.production),
-            .optional(film.website), .text(film.rawJSON), .text(Timestamp.format(film.lastFetched)),
-            .integer(film.dataVersion),
-        ]
-    }
-
     /// Rebuilds a film from the values of one row, by their index in `columns`: a row of `films`
     /// selected with `columns` (which never fails), or a record of a CSV export, which can.
     package static func film<Row: FilmRowValues>(from row: Row) throws(Row.Failure) -> IMDBFilm {
@@ -96,7 +78,7 @@ package enum JSONText {
     }
 
     /// `[{"name":"…","role":"…"}]`, role `null` when absent.
-    static func credits(_ items: [Credit]) -> String {
+    package static func credits(_ items: [Credit]) -> String {
         list(items) { out, item in
             out += #"{"name":"#.utf8
             JSONString.append(item.name, to: &out)
@@ -107,7 +89,7 @@ package enum JSONText {
     }
 
     /// `[{"source":"…","value":"…","score":79}]`, score `null` when absent.
-    static func ratings(_ items: [Rating]) -> String {
+    package static func ratings(_ items: [Rating]) -> String {
         list(items) { out, item in
             out += #"{"source":"#.utf8
             JSONString.append(item.source.description, to: &out)

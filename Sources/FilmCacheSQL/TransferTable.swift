@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 // What both backends share of a copy: each table's columns (its key first), the SQL that pages
@@ -165,7 +166,7 @@ extension TransferCursor {
     }
 
     /// The values of the key a page starts after; `nil` at the start.
-    package var keyValues: [SQLiteValue]? {
+    package var keyValues: [SQLValue]? {
         switch self {
         case .start: nil
         case .id(let id): [.text(id)]
@@ -179,8 +180,8 @@ extension TransferCursor {
 
 extension TransferPage {
     /// Each row's values, in ``CacheTable/columns`` order; empty for films.
-    package var rowValues: [[SQLiteValue]] {
-        func instant(_ date: Date?) -> SQLiteValue { .optional(date.map(Timestamp.format)) }
+    package var rowValues: [[SQLValue]] {
+        func instant(_ date: Date?) -> SQLValue { .optional(date.map(Timestamp.format)) }
         switch self {
         case .films: return []
         case .lookups(let rows):
@@ -235,7 +236,7 @@ extension TransferPage {
     }
 
     /// The page of `table` made of rows read by ``CacheTable/pageSQL(select:afterKey:limit:)``.
-    package init(_ table: CacheTable, rows: [[SQLiteValue]]) {
+    package init(_ table: CacheTable, rows: [[SQLValue]]) {
         func rowsOf<T>(_ make: (TransferValues) -> T) -> [T] { rows.map { make(TransferValues($0)) } }
         switch table {
         case .films: self = .films([])
@@ -269,7 +270,7 @@ extension TransferPage {
         case .quotaLedger:
             self = .quotaLedger(
                 rowsOf {
-                    LedgerEntry(
+                    LedgerEntry.row(
                         keyFingerprint: $0.text(0), day: $0.text(1), used: $0.int(2), dailyLimit: $0.int(3),
                         exhaustedAt: $0.optionalInstant(4), resetObservedAt: $0.optionalInstant(5))
                 })
@@ -301,9 +302,9 @@ extension TransferPage {
 
 /// One row's values by index, read as their column's type; a value of another type reads as absent.
 private struct TransferValues {
-    let values: [SQLiteValue]
+    let values: [SQLValue]
 
-    init(_ values: [SQLiteValue]) { self.values = values }
+    init(_ values: [SQLValue]) { self.values = values }
 
     func optionalText(_ index: Int) -> String? {
         guard index < values.count, case .text(let text) = values[index] else { return nil }
