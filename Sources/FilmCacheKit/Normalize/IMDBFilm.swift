@@ -170,7 +170,7 @@ public struct IMDBFilm: Sendable, Equatable, Codable {
 }
 
 /// What kind of title OMDb says a film is; an unknown kind keeps OMDb's text.
-public enum FilmType: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum FilmType: Sendable, Hashable, OMDbWord {
     /// A kind OMDb documents.
     case movie, series, episode, game
     /// A kind OMDb did not document, with its text.
@@ -196,17 +196,6 @@ public enum FilmType: Sendable, Hashable, Codable, CustomStringConvertible {
         case .game: "game"
         case .other(let text): text
         }
-    }
-
-    /// Decodes from the canonical JSON form.
-    public init(from decoder: any Decoder) throws {
-        self.init(omdb: try decoder.singleValueContainer().decode(String.self))
-    }
-
-    /// Encodes into the canonical JSON form.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(description)
     }
 }
 
@@ -325,7 +314,7 @@ public struct Rating: Sendable, Hashable, Codable {
 }
 
 /// The rating sources OMDb reports; an unknown source keeps its name.
-public enum RatingSource: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum RatingSource: Sendable, Hashable, OMDbWord {
     /// A source OMDb documents.
     case imdb, rottenTomatoes, metacritic
     /// A kind OMDb did not document, with its text.
@@ -349,16 +338,5 @@ public enum RatingSource: Sendable, Hashable, Codable, CustomStringConvertible {
         case .metacritic: "Metacritic"
         case .other(let text): text
         }
-    }
-
-    /// Decodes from the canonical JSON form.
-    public init(from decoder: any Decoder) throws {
-        self.init(omdb: try decoder.singleValueContainer().decode(String.self))
-    }
-
-    /// Encodes into the canonical JSON form.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(description)
     }
 }
