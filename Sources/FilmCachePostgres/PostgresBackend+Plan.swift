@@ -57,13 +57,6 @@ extension PostgresBackend {
         var requests: Int
     }
 
-    /// What the title index says of a worklist's titles (as `CacheStore.TitlePlan`).
-    struct TitlePlan: Sendable {
-        var resolved: [TitleKey: String] = [:]
-        var due: [(entry: TitleEntry, demand: Int, position: Int)] = []
-        var counts = Plan.TitleCounts()
-    }
-
     /// Loads `worklist` into a temporary table (titles the index knows at `now` standing as their
     /// IDs), reads every distinct ID's state in one statement and hands them to `body`; one
     /// transaction on one connection, the table dropped at its end.
@@ -146,43 +139,21 @@ extension PostgresBackend {
     private static func titlePlan(
         _ worklist: Worklist, _ c: PostgresConnection, _ logger: Logger, at now: Date
     ) async throws -> TitlePlan {
-        var result = TitlePlan()
-        guard !worklist.titles.isEmpty else { return result }
-        var files: [TitleKey: Set<Int>] = [:]
-        var firsts: [(key: TitleKey, entry: TitleEntry)] = []
-        worklist.forEachFile { file, _, entries in
-            for entry in entries {
-                let key = entry.query.key
-                if files[key] == nil { firsts.append((key, entry)) }
-                files[key, default: []].insert(file)
-            }
-        }
-        result.counts.distinct = firsts.count
-        var answers: [Int: TitleIndexRow] = [:]
+        guard !worklist.titles.isEmpty else { return TitlePlan() }
+        let titles = TitlePlan.titles(of: worklist)
+        var rows = [TitleIndexRow?](repeating: nil, count: titles.count)
         for row in try await c.rows(
             """
             SELECT k.ordinality, t.imdb_id, t.next_attempt_at, t.asked_title
-            FROM unnest(\(firsts.map(\.key.title))::text[], \(firsts.map(\.key.year))::bigint[],
-                        \(firsts.map(\.key.type))::text[]) WITH ORDINALITY AS k(title_key, year, type, ordinality)
+            FROM unnest(\(titles.map(\.key.title))::text[], \(titles.map(\.key.year))::bigint[],
+                        \(titles.map(\.key.type))::text[]) WITH ORDINALITY AS k(title_key, year, type, ordinality)
             JOIN titles AS t ON t.title_key = k.title_key AND t.year = k.year AND t.type = k.type
             """, logger)
         {
             let (ordinality, imdbID, next, asked) = try row.decode((Int, String?, Date?, String).self)
-            answers[ordinality - 1] = TitleIndexRow(imdbID: imdbID, nextAttemptAt: next, askedTitle: asked)
+            rows[ordinality - 1] = TitleIndexRow(imdbID: imdbID, nextAttemptAt: next, askedTitle: asked)
         }
-        for (ordinal, first) in firsts.enumerated() {
-            switch TitleIndexRow.standing(of: first.entry.query, row: answers[ordinal], at: now) {
-            case .resolved(let id):
-                result.resolved[first.key] = id
-                result.counts.known += 1
-            case .notFound:
-                result.counts.notFound += 1
-            case .due:
-                result.counts.toResolve += 1
-                result.due.append((first.entry, files[first.key]?.count ?? 1, worklist.entryCount + ordinal))
-            }
-        }
-        return result
+        return TitlePlan(titles, rows: rows, worklist: worklist, at: now)
     }
 
     /// Counts every film by type, version, fetch age and freshness at `now` (as `CacheStore.census`),

@@ -210,48 +210,22 @@ public final class CacheStore: Sendable {
         }
     }
 
-    /// What the title index says of a worklist's titles: the IDs it knows, the titles to resolve.
-    struct TitlePlan {
-        /// The film each known title names.
-        var resolved: [TitleKey: String] = [:]
-        /// Titles to ask OMDb for: the first entry naming each, the files naming it, its place in the worklists.
-        var due: [(entry: TitleEntry, demand: Int, position: Int)] = []
-        var counts = Plan.TitleCounts()
-    }
-
     /// Looks each distinct title of `worklist` up in the title index, at `now`.
     private static func titlePlan(_ worklist: Worklist, _ c: Connection, at now: Date) throws(StoreError) -> TitlePlan {
-        var result = TitlePlan()
-        guard !worklist.titles.isEmpty else { return result }
-        var files: [TitleKey: Set<Int>] = [:]
-        var firsts: [(key: TitleKey, entry: TitleEntry)] = []
-        try worklist.forEachFile { (file, _, entries) throws(StoreError) in
-            for entry in entries {
-                let key = entry.query.key
-                if files[key] == nil { firsts.append((key, entry)) }
-                files[key, default: []].insert(file)
-            }
+        guard !worklist.titles.isEmpty else { return TitlePlan() }
+        let titles = TitlePlan.titles(of: worklist)
+        var rows: [TitleIndexRow?] = []
+        rows.reserveCapacity(titles.count)
+        for title in titles {
+            let key = title.key
+            rows.append(
+                try c.selectTitle.query([.text(key.title), .integer(key.year), .text(key.type)]) { row in
+                    TitleIndexRow(
+                        imdbID: row.text(0), nextAttemptAt: row.text(1).flatMap(Timestamp.parse),
+                        askedTitle: row.text(2) ?? "")
+                }.first)
         }
-        result.counts.distinct = firsts.count
-        for (ordinal, first) in firsts.enumerated() {
-            let key = first.key
-            let row = try c.selectTitle.query([.text(key.title), .integer(key.year), .text(key.type)]) { row in
-                TitleIndexRow(
-                    imdbID: row.text(0), nextAttemptAt: row.text(1).flatMap(Timestamp.parse),
-                    askedTitle: row.text(2) ?? "")
-            }.first
-            switch TitleIndexRow.standing(of: first.entry.query, row: row, at: now) {
-            case .resolved(let id):
-                result.resolved[key] = id
-                result.counts.known += 1
-            case .notFound:
-                result.counts.notFound += 1
-            case .due:
-                result.counts.toResolve += 1
-                result.due.append((first.entry, files[key]?.count ?? 1, worklist.entryCount + ordinal))
-            }
-        }
-        return result
+        return TitlePlan(titles, rows: rows, worklist: worklist, at: now)
     }
 
     /// Runs `body` in a read transaction with `worklist` loaded into `temp.worklist`, emptied again
