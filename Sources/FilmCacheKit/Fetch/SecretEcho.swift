@@ -112,23 +112,34 @@ public struct SecretEcho: Sendable {
         (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
     }
 
-    /// `%XX` escapes decoded; anything else kept.
-    static func decodingPercent(_ bytes: [UInt8]) -> [UInt8] {
+    /// `bytes` with every escape `escape` reads at an index (what it stands for, and its length)
+    /// replaced; anything else kept. The one scan the three decodings share.
+    private static func decoding(
+        _ bytes: [UInt8], _ escape: (_ bytes: [UInt8], _ index: Int) -> (decoded: [UInt8], length: Int)?
+    ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                out.append(high << 4 | low)
-                index += 3
+            if let (decoded, length) = escape(bytes, index) {
+                out += decoded
+                index += length
             } else {
                 out.append(bytes[index])
                 index += 1
             }
         }
         return out
+    }
+
+    /// `%XX` escapes decoded; anything else kept.
+    static func decodingPercent(_ bytes: [UInt8]) -> [UInt8] {
+        decoding(bytes) { bytes, index in
+            guard bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            else { return nil }
+            return ([high << 4 | low], 3)
+        }
     }
 
     /// Whether `bytes` hold an escape any decoding would undo: `%XX`, `\\u` or `\\/`, `&#`. Most film
@@ -154,39 +165,23 @@ public struct SecretEcho: Sendable {
 
     /// HTML's numeric character references decoded (`&#97;`, `&#x61;`); anything else kept.
     static func decodingEntities(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "&"), index + 3 < bytes.count, bytes[index + 1] == UInt8(ascii: "#"),
+        decoding(bytes) { bytes, index in
+            guard bytes[index] == UInt8(ascii: "&"), index + 3 < bytes.count, bytes[index + 1] == UInt8(ascii: "#"),
                 let semicolon = bytes[(index + 2)...].prefix(8).firstIndex(of: UInt8(ascii: ";"))
-            {
-                let hex = bytes[index + 2] == UInt8(ascii: "x") || bytes[index + 2] == UInt8(ascii: "X")
-                let digits = bytes[(index + (hex ? 3 : 2))..<semicolon]
-                let value = UInt32(String(decoding: digits, as: UTF8.self), radix: hex ? 16 : 10)
-                if !digits.isEmpty, let value, let scalar = Unicode.Scalar(value) {
-                    out += Array(String(Character(scalar)).utf8)
-                    index = semicolon + 1
-                    continue
-                }
-            }
-            out.append(bytes[index])
-            index += 1
+            else { return nil }
+            let hex = bytes[index + 2] == UInt8(ascii: "x") || bytes[index + 2] == UInt8(ascii: "X")
+            let digits = bytes[(index + (hex ? 3 : 2))..<semicolon]
+            guard !digits.isEmpty, let value = UInt32(String(decoding: digits, as: UTF8.self), radix: hex ? 16 : 10),
+                let scalar = Unicode.Scalar(value)
+            else { return nil }
+            return (Array(String(Character(scalar)).utf8), semicolon + 1 - index)
         }
-        return out
     }
 
     /// JSON string escapes decoded (`\uXXXX` to UTF-8, `\/` to `/`, and the rest); anything else kept.
     static func unescapingJSON(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count else {
-                out.append(bytes[index])
-                index += 1
-                continue
-            }
+        decoding(bytes) { bytes, index in
+            guard bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count else { return nil }
             let escaped = bytes[index + 1]
             if escaped == UInt8(ascii: "u"), index + 5 < bytes.count,
                 let value = (2...5).reduce(
@@ -196,14 +191,10 @@ public struct SecretEcho: Sendable {
                         return sum << 4 | UInt32(digit)
                     })
             {
-                out += Array(String(Unicode.Scalar(value).map(Character.init) ?? "\u{FFFD}").utf8)
-                index += 6
-            } else {
-                out.append(escaped)
-                index += 2
+                return (Array(String(Unicode.Scalar(value).map(Character.init) ?? "\u{FFFD}").utf8), 6)
             }
+            return ([escaped], 2)
         }
-        return out
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
