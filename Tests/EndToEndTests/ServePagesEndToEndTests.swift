@@ -133,8 +133,11 @@ import Testing
             for (index, id) in ids.enumerated() {
                 for _ in 0...index { _ = try serve.omdb("i=\(id)") }
             }
-            // Demand is written every few seconds; SIGHUP-free: wait for it.
-            Thread.sleep(forTimeInterval: 6)
+            // Demand is written every few seconds: wait (up to a minute) until all ten requests are.
+            let deadline = Date().addingTimeInterval(60)
+            while (try? scratch.sqlite("SELECT coalesce(sum(requests), 0) FROM demand")) != "10", Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.1)
+            }
             let browser = try #require(Self.chromium, "no chromium here (Scripts/install-deps.sh installs it)")
             let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(scratch.dir)/chromium"]
             // The dashboard asks for a client token: HTTP Basic, any user, the token as the password.
