@@ -12,7 +12,7 @@ import Synchronization
 /// let server = try ScratchPostgres.shared()
 /// let db = try server.createDatabase()   // postgresql://filmcache@127.0.0.1:PORT/t_1, server.password
 /// ```
-public final class ScratchPostgres: Sendable {
+package final class ScratchPostgres: Sendable {
     /// The login role tests connect as; it owns every database ``createDatabase()`` makes.
     public let role = "filmcache"
     /// The role's password.
@@ -20,7 +20,7 @@ public final class ScratchPostgres: Sendable {
     /// The port the server listens on.
     public let port: Int
     /// The address the server listens on besides 127.0.0.1, if any (see ``init(binaries:alsoListeningOn:)``).
-    public let extraAddress: String?
+    package let extraAddress: String?
     /// The temporary directory holding the cluster, its log and its socket.
     public let directory: String
     private let binaries: String
@@ -95,7 +95,7 @@ public final class ScratchPostgres: Sendable {
     }
 
     /// Creates a new, empty database owned by ``role``: `t_1`, `t_2`, … Its URL is ``url(database:)``.
-    public func createDatabase() throws(ScratchError) -> String {
+    package func createDatabase() throws(ScratchError) -> String {
         let name =
             "t_"
             + String(
@@ -137,10 +137,10 @@ public final class ScratchPostgres: Sendable {
 
     /// Stops every process of the server (SIGSTOP to the postmaster and its children) without
     /// closing a connection: a server that has stopped answering, as a frozen or cut-off host is.
-    public func freeze() throws(ScratchError) { try signalServer(SIGSTOP) }
+    package func freeze() throws(ScratchError) { try signalServer(SIGSTOP) }
 
     /// Lets a frozen server go on (SIGCONT).
-    public func thaw() throws(ScratchError) { try signalServer(SIGCONT) }
+    package func thaw() throws(ScratchError) { try signalServer(SIGCONT) }
 
     /// Sends `signal` to the postmaster (the first line of `postmaster.pid`) and to its children.
     private func signalServer(_ signal: Int32) throws(ScratchError) {
@@ -341,7 +341,7 @@ public final class ScratchPostgres: Sendable {
 }
 
 /// Why a scratch server could not be made or driven.
-public enum ScratchError: Error, CustomStringConvertible {
+package enum ScratchError: Error, CustomStringConvertible {
     /// The server's programs or user are missing.
     case missing(String)
     /// A command failed: what ran, its exit status, its standard error (then output).

@@ -10,7 +10,7 @@ import Foundation
 /// // … a command reading films now waits …
 /// session.close()   // the transaction ends, the lock goes
 /// ```
-public final class ScratchSession: @unchecked Sendable {
+package final class ScratchSession: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
