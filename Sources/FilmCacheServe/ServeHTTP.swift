@@ -20,7 +20,7 @@ public struct ServeListenOptions: Sendable {
     /// A request's line and headers must arrive within this long of the connection opening or
     /// the previous answer, or the connection is closed: a client sending a byte at a time holds
     /// no connection for long.
-    public var headDeadline = Duration.seconds(10)
+    public var headDeadline = Setting.requestHeadTimeout.default
     /// The longest request line (the query string in it) and header block taken; longer is refused.
     public var maxRequestLine = 8 * 1024
     public var maxHeaderBytes = 16 * 1024

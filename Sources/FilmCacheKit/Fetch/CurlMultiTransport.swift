@@ -11,9 +11,9 @@ public final class CurlMultiTransport: HTTPRequestTransport {
     /// How transfers are made.
     public struct Options: Sendable {
         /// Concurrent transfers, and the connection cache size (so connections are reused, not multiplied).
-        public var maxInFlight: Int = 8
-        public var connectTimeout: Duration = .seconds(10)
-        public var totalTimeout: Duration = .seconds(30)
+        public var maxInFlight = Setting.maxInFlight.default
+        public var connectTimeout = Setting.connectTimeout.default
+        public var totalTimeout = Setting.timeout.default
         /// Larger bodies fail with `TransportFailure.bodyTooLarge` instead of growing memory.
         public var maxBodyBytes: Int = 1 << 20
         public var userAgent: String = "filmcache/\(FilmCacheVersion.current) (libcurl)"

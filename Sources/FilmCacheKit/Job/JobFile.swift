@@ -9,38 +9,35 @@ import Foundation
 public struct JobFile: Sendable, Equatable {
     /// The job file as named on the command line.
     public var path: String
-    /// Worklist files, absolute (relative ones are resolved against the job file's directory).
-    public var worklists: [String]?
-    /// The cache database: a file, absolute, or a PostgreSQL URL as written.
-    public var databasePath: String?
-    /// A file holding the PostgreSQL password, absolute.
-    public var databasePasswordFile: String?
-    /// How long IDs a warm claims on a shared cache stay its own without a renewal.
-    public var claimLease: Duration?
-    /// A file holding the API key, absolute.
-    public var apiKeyFile: String?
-    /// The environment variable holding the API key, in place of `OMDB_API_KEY`.
-    public var apiKeyVariable: String?
-    /// Freshness and budget.
-    public var plan = PlanOverrides()
-    /// Endpoint, rate, concurrency, timeouts, retries and the circuit breaker.
-    public var fetch = FetchOverrides()
-    /// Poster settings (`poster_*`).
-    public var posters = PosterOverrides()
-    /// `serve`'s settings.
-    public var serve = ServeOverrides()
-    /// Time between progress log lines when standard error is not a terminal.
-    public var progressInterval: Duration?
-    /// How long a run may take before it stops cleanly.
-    public var maxRuntime: Duration?
-    /// How worklist files are read: one of ``JobKey/worklistFormats``.
-    public var worklistFormat: String?
-    /// Where to write the run's Prometheus metrics (textfile collector format), absolute.
-    public var metricsFile: String?
-    /// How log lines are written, as the `--log-format` flag takes it.
-    public var logFormat: String?
+    /// The settings the job gives, by key; a key it does not name is absent.
+    public var settings = SettingValues()
     /// The line each key was given on, for messages about its value found later.
     public var lines: [JobKey: Int] = [:]
+
+    /// Worklist files, absolute (relative ones are resolved against the job file's directory).
+    public var worklists: [String]? { settings[.worklists] }
+    /// The cache database: a file, absolute, or a PostgreSQL URL as written.
+    public var databasePath: String? { settings[.db] }
+    /// A file holding the PostgreSQL password, absolute.
+    public var databasePasswordFile: String? { settings[.dbPasswordFile] }
+    /// How long IDs a warm claims on a shared cache stay its own without a renewal.
+    public var claimLease: Duration? { settings[.claimLease] }
+    /// A file holding the API key, absolute.
+    public var apiKeyFile: String? { settings[.apiKeyFile] }
+    /// The environment variable holding the API key, in place of `OMDB_API_KEY`.
+    public var apiKeyVariable: String? { settings[.apiKeyEnv] }
+    /// The poster store's directory, absolute.
+    public var posterStore: String? { settings[.posterStore] }
+    /// Time between progress log lines when standard error is not a terminal.
+    public var progressInterval: Duration? { settings[.progressInterval] }
+    /// How long a run may take before it stops cleanly.
+    public var maxRuntime: Duration? { settings[.maxRuntime] }
+    /// How worklist files are read: one of ``JobKey/worklistFormats``.
+    public var worklistFormat: String? { settings[.worklistFormat] }
+    /// Where to write the run's Prometheus metrics (textfile collector format), absolute.
+    public var metricsFile: String? { settings[.metricsFile] }
+    /// How log lines are written, as the `--log-format` flag takes it.
+    public var logFormat: String? { settings[.logFormat] }
 
     /// An empty job for `path`: it gives nothing, so every default stands.
     public init(path: String) {

@@ -1,93 +1,89 @@
-/// The range of one numeric setting, the same for its flag and its job file key.
-public struct SettingRange: Sendable {
-    /// The values taken, in the setting's unit.
-    public let bounds: ClosedRange<Double>
-    /// A value outside ``bounds`` with a meaning of its own (a rate of 0 is no limit).
-    public let alsoAllowed: Double?
-    /// The unit values are written in, for messages.
-    public let unit: String
+/// One setting, declared once: its job file key (and so its flag), type, default, range, help
+/// and meaning. Flags, job files, the configuration types' defaults and docs/JOBS.md all read it.
+///
+/// The declarations are the static members (`Setting.rate`, `Setting.claimLease`); ``SettingSpec/all``
+/// lists them in ``JobKey`` order.
+public struct Setting<Value: Sendable & Equatable>: Sendable {
+    /// The job file key; the flag is its kebab-case form.
+    public let key: JobKey
+    /// How values are read and written.
+    let kind: SettingKind<Value>
+    /// The value when neither a flag nor the job gives one; nil when there is none.
+    public let defaultValue: Value?
+    /// The values taken, for numeric settings.
+    public let range: SettingRange?
+    /// The flag's help line without its default; `{range}` stands for the range.
+    let helpLine: String?
+    /// More help, shown below the flag's line.
+    public let discussion: String?
+    /// What the setting does, as docs/JOBS.md's table says it.
+    let meaning: String
+    /// The type column of docs/JOBS.md when the kind and range do not say it well.
+    let typeText: String?
+    /// The default as help and docs write it, when the value's own text is not the one people use.
+    let defaultText: String?
+    /// The default column of docs/JOBS.md for a setting without a default.
+    let noDefault: String
+    /// The flag column of docs/JOBS.md when it is not simply the flag.
+    let flagText: String?
 
-    init(_ bounds: ClosedRange<Double>, unit: String = "", alsoAllowed: Double? = nil) {
-        self.bounds = bounds
-        self.unit = unit
-        self.alsoAllowed = alsoAllowed
+    init(
+        _ key: JobKey, _ kind: SettingKind<Value>, default defaultValue: Value?, range: SettingRange? = nil,
+        help: String? = nil, discussion: String? = nil, meaning: String, type: String? = nil,
+        defaultText: String? = nil, noDefault: String = "none", flag: String? = nil
+    ) {
+        self.key = key
+        self.kind = kind
+        self.defaultValue = defaultValue
+        self.range = range
+        self.helpLine = help
+        self.discussion = discussion
+        self.meaning = meaning
+        self.typeText = type
+        self.defaultText = defaultText
+        self.noDefault = noDefault
+        self.flagText = flag
     }
 
-    /// Whether `value` is taken (NaN never is).
-    public func contains(_ value: Double) -> Bool {
-        bounds.contains(value) || value == alsoAllowed
+    /// The default of a setting declared with one (``SettingSpecTests`` checks which are).
+    public var `default`: Value {
+        guard let defaultValue else { preconditionFailure("\(key.rawValue) has no default") }
+        return defaultValue
     }
 
-    /// "must be from 1 to 256", with the unit and any value allowed besides.
-    public var requirement: String {
-        let span = "from \(Self.format(bounds.lowerBound)) to \(Self.format(bounds.upperBound))\(unit)"
-        guard let alsoAllowed else { return "must be \(span)" }
-        return "must be \(Self.format(alsoAllowed)) or \(span)"
+    /// `value` as a number in the setting's unit, for ranges and order; nil for a setting that is no number.
+    public func number(_ value: Value) -> Double? { kind.number(value) }
+
+    /// The command-line flag: `--max-in-flight` for `max_in_flight`.
+    public var flag: String { key.flag }
+
+    /// The flag's help line: what it does, its range where the line names it, and its default.
+    public var help: String {
+        var line = helpLine ?? meaning
+        if let range { line = line.replacingOccurrences(of: "{range}", with: range.span(kind.helpBound)) }
+        guard let defaultValue else { return line }
+        let text = defaultText ?? kind.help(defaultValue)
+        return line + " Default \(text)."
     }
 
-    private static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-    }
-}
-
-/// One day, the longest wait any retry, timeout or cool-down takes, in seconds.
-private let day: Double = 86_400
-
-extension JobKey {
-    /// The range of a numeric setting, `nil` for the others; flags and job files both check it.
-    ///
-    /// docs/JOBS.md lists the same ranges.
-    public var range: SettingRange? {
-        switch self {
-        case .rate: SettingRange(0.001...1_000, unit: " requests a second", alsoAllowed: 0)
-        case .burst: SettingRange(1...1_000)
-        case .maxInFlight: SettingRange(1...256)
-        case .dailyLimit: SettingRange(0...100_000_000)
-        case .reserve: SettingRange(0...99, unit: " (percent)")
-        case .ttlDays, .recentTTLDays, .recentWindowDays, .oldTTLDays, .notFoundTTLDays,
-            .titleNotFoundTTLDays:
-            SettingRange(0...36_500, unit: " days")
-        case .oldAfterYears: SettingRange(0...200, unit: " years")
-        case .maxRuntime: SettingRange(1...365 * day, unit: " seconds")
-        case .claimLease: SettingRange(1...day, unit: " seconds")
-        case .timeout, .connectTimeout: SettingRange(0.001...day, unit: " seconds")
-        case .retryBase, .retryCap, .breakerCoolDown: SettingRange(0...day, unit: " seconds")
-        case .maxAttempts: SettingRange(1...100)
-        case .breakerPauseAfter, .breakerStopAfter: SettingRange(1...1_000_000)
-        case .posterRate: SettingRange(0.001...10_000, unit: " requests a second", alsoAllowed: 0)
-        case .posterMaxInFlight: SettingRange(1...256)
-        case .posterMaxBytes: SettingRange(1_024...104_857_600, unit: " bytes")
-        case .posterRevalidateDays, .posterGoneRetryDays: SettingRange(0...36_500, unit: " days")
-        case .answerTTLHours, .negativeTTLHours: SettingRange(0...87_600, unit: " hours")
-        case .requestTimeout, .requestHeadTimeout: SettingRange(0.1...3_600, unit: " seconds")
-        case .progressInterval: SettingRange(0.1...day, unit: " seconds")
-        case .worklists, .db, .dbPasswordFile, .apiKeyFile, .apiKeyEnv, .baseURL, .quotaTimezone, .worklistFormat,
-            .metricsFile,
-            .logFormat, .posterStore, .posterAllowHosts:
-            nil
+    /// The type-erased description the registry lists.
+    public var spec: SettingSpec {
+        let kind = kind
+        var type = typeText ?? kind.name
+        if typeText == nil, let range {
+            type += ", " + range.span(kind.docsBound)
+            if let also = range.alsoAllowed { type += ", or \(SettingText.plain(also))" }
         }
-    }
-
-    /// The command-line flag setting the same value: `--max-in-flight` for `max_in_flight`.
-    public var flag: String { "--" + String(rawValue.map { $0 == "_" ? "-" : $0 }) }
-
-    /// Settings whose values must be in order: the first no more than the second.
-    public static let ordered: [(smaller: JobKey, larger: JobKey)] = [
-        (.retryBase, .retryCap), (.breakerPauseAfter, .breakerStopAfter),
-    ]
-
-    /// What is wrong with `values` (by key, in each key's unit): a value out of its range or a
-    /// pair out of order, named with `name` (the flag or the job key); empty when all is well.
-    public static func problems(_ values: [JobKey: Double], name: (JobKey) -> String) -> [(JobKey, String)] {
-        var problems: [(JobKey, String)] = []
-        for key in allCases {
-            guard let value = values[key], let range = key.range, !range.contains(value) else { continue }
-            problems.append((key, "\(name(key)) \(range.requirement)"))
+        var docsDefault = noDefault
+        if let defaultValue {
+            let quoted = kind.number(defaultValue) == nil
+            docsDefault = defaultText.map { quoted ? "`\($0)`" : $0 } ?? kind.docs(defaultValue)
         }
-        for (smaller, larger) in ordered {
-            guard let low = values[smaller], let high = values[larger], low > high else { continue }
-            problems.append((larger, "\(name(smaller)) is more than \(name(larger))"))
-        }
-        return problems
+        return SettingSpec(
+            key: key, range: range, help: help, discussion: discussion, type: type, defaultText: docsDefault,
+            defaultNumber: defaultValue.flatMap(kind.number), meaning: meaning, flagText: flagText ?? "`\(key.flag)`",
+            read: { reader, key throws(JobFileError.Issue) in try kind.read(reader, key) },
+            number: { ($0 as? Value).flatMap(kind.number) },
+            same: { ($0 as? Value) == ($1 as? Value) })
     }
 }

@@ -48,11 +48,11 @@ public struct PlanSettings: Sendable, Equatable {
     /// Which cached answers are still good.
     public var freshness = FreshnessPolicy()
     /// OMDb's daily limit for the key.
-    public var dailyLimit = 1_000
+    public var dailyLimit = Setting.dailyLimit.default
     /// Percent of the daily limit left for the apps sharing the key.
-    public var reservePercent: Double = 5
+    public var reservePercent = Setting.reserve.default
     /// The time zone whose midnight starts a quota day.
-    public var quotaTimeZone = QuotaDay.defaultTimeZone
+    public var quotaTimeZone = Setting.quotaTimezone.default
 
     public init() {}
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Everything a warm needs to know, from flags (and later job files).
+/// Everything a warm needs to know; its defaults are the settings registry's (``Setting``).
 public struct WarmConfiguration: Sendable {
     /// The cache database file.
     public var databasePath: String
@@ -9,25 +9,29 @@ public struct WarmConfiguration: Sendable {
     /// How to read them (`.auto`: detected from each file's content).
     public var worklistFormat: WorklistFormat = .auto
     /// OMDb's endpoint, or a stand-in's.
-    public var baseURL: String = "https://www.omdbapi.com/"
+    public var baseURL = Setting.baseURL.default
     public var apiKey: APIKey
     /// Which cached answers are still good, and when negative answers are asked again.
     public var freshness = FreshnessPolicy()
     /// Concurrent OMDb requests.
-    public var maxInFlight = 8
+    public var maxInFlight = Setting.maxInFlight.default
     /// OMDb's daily limit for this key.
-    public var dailyLimit = 1_000
+    public var dailyLimit = Setting.dailyLimit.default
     /// Percent of the daily limit left for the apps sharing the key.
-    public var reservePercent: Double = 5
+    public var reservePercent = Setting.reserve.default
     /// Requests per second (0 or less: unlimited) and the burst allowed on top.
-    public var rate: Double = 5
-    public var burst = 5
+    public var rate = Setting.rate.default
+    public var burst = Setting.burst.default
     /// The time zone whose midnight starts a quota day.
-    public var quotaTimeZone = QuotaDay.defaultTimeZone
+    public var quotaTimeZone = Setting.quotaTimezone.default
     /// Retries of one ID within a run: exponential backoff with full jitter, `Retry-After` honoured.
-    public var backoff = Backoff(base: .seconds(1), cap: .seconds(30), maxAttempts: 4, maxWait: .seconds(120))
+    public var backoff = Backoff(
+        base: Setting.retryBase.default, cap: Setting.retryCap.default, maxAttempts: Setting.maxAttempts.default,
+        maxWait: .seconds(120))
     /// Pauses new work after repeated transient failures and ends the run after more.
-    public var circuitBreaker = CircuitBreaker<ContinuousClock>(pauseAfter: 8, stopAfter: 30, coolDown: .seconds(30))
+    public var circuitBreaker = CircuitBreaker<ContinuousClock>(
+        pauseAfter: Setting.breakerPauseAfter.default, stopAfter: Setting.breakerStopAfter.default,
+        coolDown: Setting.breakerCoolDown.default)
     /// Films and lookups committed per transaction.
     public var batchSize = 256
     /// The longest a fetched result waits before it is committed, whatever the batch holds: a
@@ -35,7 +39,7 @@ public struct WarmConfiguration: Sendable {
     public var commitInterval = Duration.seconds(1)
     /// On a cache several warms share: how long IDs this run claims stay its own without a renewal
     /// (each claim renews them); a killed run's IDs go to the others once it passes.
-    public var claimLease = Duration.seconds(600)
+    public var claimLease = Setting.claimLease.default
     /// How long the run may take; when it is up the run stops as if asked to (``StopReason/timeLimit``).
     public var maxRuntime: Duration?
 

@@ -8,19 +8,19 @@ import Foundation
 /// so it can wait longer and leave the quota to the rest.
 public struct FreshnessPolicy: Sendable, Equatable {
     /// The TTL of everything neither recent nor old (the apps' own policy).
-    public var ttl: TimeInterval = 30 * Self.day
+    public var ttl: TimeInterval = Setting.ttlDays.default * Self.day
     /// The TTL of recent releases and of series still running.
-    public var recentTTL: TimeInterval = 7 * Self.day
+    public var recentTTL: TimeInterval = Setting.recentTTLDays.default * Self.day
     /// How long after its release a title counts as recent (about six months).
-    public var recentWindow: TimeInterval = 182 * Self.day
+    public var recentWindow: TimeInterval = Setting.recentWindowDays.default * Self.day
     /// The TTL of titles released long ago.
-    public var oldTTL: TimeInterval = 90 * Self.day
+    public var oldTTL: TimeInterval = Setting.oldTTLDays.default * Self.day
     /// How long after its release a title counts as old (about ten years).
     public var oldAfter: TimeInterval = 3_652 * Self.day
     /// How long a "not found" answer stands before the ID is asked again.
-    public var notFoundTTL: TimeInterval = 30 * Self.day
+    public var notFoundTTL: TimeInterval = Setting.notFoundTTLDays.default * Self.day
     /// How long OMDb's "not found" for a title (`t=`) stands before the title is asked again.
-    public var titleNotFoundTTL: TimeInterval = 30 * Self.day
+    public var titleNotFoundTTL: TimeInterval = Setting.titleNotFoundTTLDays.default * Self.day
     /// The wait after an ID's first failed run; it doubles with each further failed run.
     public var failureRetryBase: TimeInterval = 3_600
     /// The longest wait between failed runs of one ID.

@@ -4,15 +4,15 @@ import Logging
 /// How posters are fetched: their own pace and caps, apart from OMDb's quota (image hosts are not metered).
 public struct PosterSettings: Sendable, Equatable {
     /// Requests per second to the image hosts; 0 is unlimited.
-    public var rate: Double = 10
+    public var rate = Setting.posterRate.default
     /// Transfers at once.
-    public var maxInFlight: Int = 8
+    public var maxInFlight = Setting.posterMaxInFlight.default
     /// A larger poster is refused (and not stored).
-    public var maxBytes: Int = 5 << 20
+    public var maxBytes = Setting.posterMaxBytes.default
     /// A stored poster is revalidated once its last check is this old.
-    public var revalidateAfter: Duration = .seconds(30 * 86_400)
+    public var revalidateAfter = Duration.seconds(Setting.posterRevalidateDays.default * 86_400)
     /// A poster that is gone (404, 410) is asked for again after this long.
-    public var goneRetryAfter: Duration = .seconds(30 * 86_400)
+    public var goneRetryAfter = Duration.seconds(Setting.posterGoneRetryDays.default * 86_400)
     /// The first retry delay of a failed poster; it doubles with each failure in a row, up to a week.
     public var failedRetryAfter: Duration = .seconds(3600)
     /// Hosts whose posters may be fetched from internal addresses (loopback, private, link-local,

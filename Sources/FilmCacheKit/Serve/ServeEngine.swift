@@ -5,12 +5,12 @@ import Synchronization
 /// How `filmcache serve` keeps answers.
 public struct ServeSettings: Sendable {
     /// How long a stored answer to `t=`, `s=`, `Season=` or `plot=full` that found something is served.
-    public var answerTTL: TimeInterval = 7 * 86_400
+    public var answerTTL: TimeInterval = Setting.answerTTLHours.default * 3_600
     /// How long a stored negative answer ("Movie not found!") is served.
-    public var negativeAnswerTTL: TimeInterval = 86_400
+    public var negativeAnswerTTL: TimeInterval = Setting.negativeTTLHours.default * 3_600
     /// The longest a request waits for OMDb; then it gets a stale answer or an error, and the
     /// call, still going, stores its answer for the next request.
-    public var requestDeadline = Duration.seconds(10)
+    public var requestDeadline = Setting.requestTimeout.default
     /// How often request counts (demand) are written to the cache.
     public var demandInterval = Duration.seconds(5)
     /// Bytes of fresh answers held in memory, so hits read no database (0: none held).

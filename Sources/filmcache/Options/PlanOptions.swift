@@ -14,8 +14,11 @@ struct PlanOptions: ParsableArguments {
 
     /// Applies the job file's values, then the flags given over them.
     func apply(to settings: inout PlanSettings, job: JobFile?) {
-        Self.apply(job: job, to: &settings, add)
+        settings.apply((job?.settings ?? SettingValues()).overlaid(by: given))
     }
+
+    /// The freshness and budget flags given, by setting.
+    var given: SettingValues { freshness.flags.values.overlaid(by: budget.flags.values) }
 }
 
 /// `--refresh`: the worklists' films fetched again though fresh. `warm` and `plan` only.
@@ -35,103 +38,88 @@ struct RefreshOption: ParsableArguments {
 }
 
 extension PlanOptions {
-
     /// The default settings with the job file's values and then the flags given applied.
-    func settings(job: JobFile?) -> PlanSettings { Self.settings(job: job, add) }
+    func settings(job: JobFile?) -> PlanSettings { Self.settings(job: job, given: given) }
 
-    /// The flags given, as overrides of the plan settings.
-    func add(to overrides: inout PlanOverrides) {
-        freshness.add(to: &overrides)
-        budget.add(to: &overrides)
-    }
-
-    /// Applies the job file's values to `settings`, then the overrides `add` sets.
-    static func apply(job: JobFile?, to settings: inout PlanSettings, _ add: (inout PlanOverrides) -> Void) {
-        job?.plan.apply(to: &settings)
-        var overrides = PlanOverrides()
-        add(&overrides)
-        overrides.apply(to: &settings)
-    }
-
-    /// The default settings with the job file's values and then the overrides `add` sets.
-    static func settings(job: JobFile?, _ add: (inout PlanOverrides) -> Void) -> PlanSettings {
+    /// The default settings with the job file's values and then `given` applied.
+    static func settings(job: JobFile?, given: SettingValues) -> PlanSettings {
         var settings = PlanSettings()
-        apply(job: job, to: &settings, add)
+        settings.apply((job?.settings ?? SettingValues()).overlaid(by: given))
         return settings
     }
 }
 
 /// Which cached answers are still good.
 struct FreshnessOptions: ParsableArguments {
-    @Option(help: "Days a cached title stays fresh (neither recent nor old). Default 30.")
+    @Option(help: Setting.ttlDays.argumentHelp)
     var ttlDays: Double?
 
-    @Option(help: "Days a recent release or a running series stays fresh. Default 7.")
+    @Option(help: Setting.recentTTLDays.argumentHelp)
     var recentTtlDays: Double?
 
-    @Option(help: "Days after release a title counts as recent. Default 182.")
+    @Option(help: Setting.recentWindowDays.argumentHelp)
     var recentWindowDays: Double?
 
-    @Option(help: "Days a title released long ago stays fresh. Default 90.")
+    @Option(help: Setting.oldTTLDays.argumentHelp)
     var oldTtlDays: Double?
 
-    @Option(help: "Years after release a title counts as old. Default 10.")
+    @Option(help: Setting.oldAfterYears.argumentHelp)
     var oldAfterYears: Double?
 
-    @Option(help: "Days a not-found answer stands before the ID is asked again. Default 30.")
+    @Option(help: Setting.notFoundTTLDays.argumentHelp)
     var notFoundTtlDays: Double?
 
-    @Option(help: "Days OMDb's not-found answer for a title stands before it is asked again. Default 30.")
+    @Option(help: Setting.titleNotFoundTTLDays.argumentHelp)
     var titleNotFoundTtlDays: Double?
 
-    func validate() throws {
-        try SettingFlags.check([
-            .ttlDays: ttlDays, .recentTTLDays: recentTtlDays, .recentWindowDays: recentWindowDays,
-            .oldTTLDays: oldTtlDays, .oldAfterYears: oldAfterYears, .notFoundTTLDays: notFoundTtlDays,
-            .titleNotFoundTTLDays: titleNotFoundTtlDays,
-        ])
+    /// The freshness flags given, by setting.
+    var flags: SettingFlags {
+        var flags = SettingFlags()
+        flags.add(.ttlDays, ttlDays)
+        flags.add(.recentTTLDays, recentTtlDays)
+        flags.add(.recentWindowDays, recentWindowDays)
+        flags.add(.oldTTLDays, oldTtlDays)
+        flags.add(.oldAfterYears, oldAfterYears)
+        flags.add(.notFoundTTLDays, notFoundTtlDays)
+        flags.add(.titleNotFoundTTLDays, titleNotFoundTtlDays)
+        return flags
     }
 
-    /// The flags given, as overrides of the plan settings.
-    func add(to overrides: inout PlanOverrides) {
-        overrides.ttlDays = ttlDays
-        overrides.recentTTLDays = recentTtlDays
-        overrides.recentWindowDays = recentWindowDays
-        overrides.oldTTLDays = oldTtlDays
-        overrides.oldAfterYears = oldAfterYears
-        overrides.notFoundTTLDays = notFoundTtlDays
-        overrides.titleNotFoundTTLDays = titleNotFoundTtlDays
+    func validate() throws {
+        try flags.check()
     }
 
     /// The default settings with the job file's values and then these flags applied.
-    func settings(job: JobFile?) -> PlanSettings { PlanOptions.settings(job: job, add) }
+    func settings(job: JobFile?) -> PlanSettings { PlanOptions.settings(job: job, given: flags.values) }
 }
 
 /// The daily budget: the key's limit, the reserve kept for the apps, and when the quota day turns.
 struct BudgetOptions: ParsableArguments {
-    @Option(help: "OMDb's daily request limit for this key. Default 1000.")
+    @Option(help: Setting.dailyLimit.argumentHelp)
     var dailyLimit: Int?
 
-    @Option(help: "Percent of the daily limit left unused for the apps sharing the key. Default 5.")
+    @Option(help: Setting.reserve.argumentHelp)
     var reserve: Double?
 
-    @Option(help: "Time zone whose midnight starts a quota day (e.g. UTC, America/Los_Angeles). Default UTC.")
+    @Option(help: Setting.quotaTimezone.argumentHelp)
     var quotaTimezone: String?
 
+    /// The budget flags given, by setting.
+    var flags: SettingFlags {
+        var flags = SettingFlags()
+        flags.add(.dailyLimit, dailyLimit)
+        flags.add(.reserve, reserve)
+        flags.add(.quotaTimezone, quotaTimezone.flatMap { TimeZone(identifier: $0) })
+        return flags
+    }
+
     func validate() throws {
-        try SettingFlags.check([.dailyLimit: dailyLimit.map(Double.init), .reserve: reserve])
+        try flags.check()
         if let quotaTimezone, TimeZone(identifier: quotaTimezone) == nil {
             throw ValidationError("--quota-timezone: unknown time zone '\(quotaTimezone)'")
         }
     }
 
-    /// The flags given, as overrides of the plan settings.
-    func add(to overrides: inout PlanOverrides) {
-        overrides.dailyLimit = dailyLimit
-        overrides.reservePercent = reserve
-        overrides.quotaTimeZone = quotaTimezone.flatMap { TimeZone(identifier: $0) }
-    }
-
     /// The default settings with the job file's values and then these flags applied.
-    func settings(job: JobFile?) -> PlanSettings { PlanOptions.settings(job: job, add) }
+    func settings(job: JobFile?) -> PlanSettings { PlanOptions.settings(job: job, given: flags.values) }
 }

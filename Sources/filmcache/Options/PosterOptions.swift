@@ -5,45 +5,40 @@ import Logging
 
 /// The poster flags `posters` and `warm --posters` share; each overrides the job file's `poster_*` key.
 struct PosterOptions: ParsableArguments {
-    @Option(help: "Poster requests per second (not metered by OMDb's quota); 0 for no limit. Default 10.")
+    @Option(help: Setting.posterRate.argumentHelp)
     var posterRate: Double?
 
-    @Option(help: "Poster transfers at once. Default 8.")
+    @Option(help: Setting.posterMaxInFlight.argumentHelp)
     var posterMaxInFlight: Int?
 
-    @Option(help: "The largest poster accepted, in bytes. Default 5242880.")
+    @Option(help: Setting.posterMaxBytes.argumentHelp)
     var posterMaxBytes: Int?
 
-    @Option(help: "Days after which a stored poster is revalidated (a 304 costs no bytes). Default 30.")
+    @Option(help: Setting.posterRevalidateDays.argumentHelp)
     var posterRevalidateDays: Double?
 
-    @Option(help: "Days before a poster that is gone (404) is asked for again. Default 30.")
+    @Option(help: Setting.posterGoneRetryDays.argumentHelp)
     var posterGoneRetryDays: Double?
 
-    @Option(
-        name: .customLong("poster-allow-host"),
-        help: ArgumentHelp(
-            "A poster host (as its URLs spell it) that may be on a loopback, private or link-local address,"
-                + " such as a LAN image server; repeat for more. Replaces the job file's poster_allow_hosts."
-                + " Every other poster host must resolve to public addresses, redirects included.",
-            valueName: "host"))
+    @Option(name: .customLong("poster-allow-host"), help: Setting.posterAllowHosts.argumentHelp(valueName: "host"))
     var posterAllowHosts: [String] = []
 
-    var overrides: PosterOverrides {
-        var overrides = PosterOverrides()
-        overrides.rate = posterRate
-        overrides.maxInFlight = posterMaxInFlight
-        overrides.maxBytes = posterMaxBytes
-        overrides.revalidateDays = posterRevalidateDays
-        overrides.goneRetryDays = posterGoneRetryDays
+    /// The poster flags given, by setting; the hosts normalized, and only when some are given.
+    var flags: SettingFlags {
+        var flags = SettingFlags()
+        flags.add(.posterRate, posterRate)
+        flags.add(.posterMaxInFlight, posterMaxInFlight)
+        flags.add(.posterMaxBytes, posterMaxBytes)
+        flags.add(.posterRevalidateDays, posterRevalidateDays)
+        flags.add(.posterGoneRetryDays, posterGoneRetryDays)
         if !posterAllowHosts.isEmpty {
-            overrides.allowHosts = posterAllowHosts.compactMap { try? DestinationPolicy.allowedHost($0).get() }
+            flags.add(.posterAllowHosts, posterAllowHosts.compactMap { try? DestinationPolicy.allowedHost($0).get() })
         }
-        return overrides
+        return flags
     }
 
     func validate() throws {
-        try SettingFlags.check(overrides.values)
+        try flags.check()
         for host in posterAllowHosts {
             if case .failure(let error) = DestinationPolicy.allowedHost(host) {
                 throw ValidationError("--poster-allow-host: \(error.description)")
@@ -54,8 +49,7 @@ struct PosterOptions: ParsableArguments {
     /// The settings: defaults, then the job file's, then the flags'.
     func settings(job: JobFile?) -> PosterSettings {
         var settings = PosterSettings()
-        job?.posters.apply(to: &settings)
-        overrides.apply(to: &settings)
+        settings.apply((job?.settings ?? SettingValues()).overlaid(by: flags.values))
         return settings
     }
 

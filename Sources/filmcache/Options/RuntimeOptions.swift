@@ -8,27 +8,15 @@ import Logging
 /// Every flag is optional so that a job file's value stands unless the flag is given.
 struct RuntimeOptions: ParsableArguments {
     /// The run's time limit.
-    @Option(
-        help: ArgumentHelp(
-            "Stop cleanly after this long (seconds, or 90s, 45m, 2h, 1h30m) and exit 75.",
-            discussion: "No new request is sent; requests in flight finish (within --timeout) and are stored.",
-            valueName: "duration"))
+    @Option(help: Setting.maxRuntime.argumentHelp(valueName: "duration"))
     var maxRuntime: DurationArgument?
 
     /// How long claimed IDs stay this run's on a shared cache.
-    @Option(
-        help: ArgumentHelp(
-            "On a PostgreSQL cache: how long IDs this warm claims stay its own without a renewal. Default 10m.",
-            discussion:
-                "A killed warm's IDs go to the other warms at once (its session with the server ends); the lease"
-                + " holds them only for a host the server cannot reach.", valueName: "duration"))
+    @Option(help: Setting.claimLease.argumentHelp(valueName: "duration"))
     var claimLease: DurationArgument?
 
     /// Time between progress log lines off a terminal.
-    @Option(
-        help: ArgumentHelp(
-            "Time between progress log lines when standard error is not a terminal (0.1 s to 1 day). Default 30s.",
-            valueName: "duration"))
+    @Option(help: Setting.progressInterval.argumentHelp(valueName: "duration"))
     var progressInterval: DurationArgument?
 
     /// Turns progress reports off.
@@ -40,10 +28,16 @@ struct RuntimeOptions: ParsableArguments {
 
     /// Rejects a time limit out of its range and progress intervals too short to read.
     func validate() throws {
-        try SettingFlags.check([
-            .maxRuntime: maxRuntime?.duration.inSeconds, .claimLease: claimLease?.duration.inSeconds,
-            .progressInterval: progressInterval?.duration.inSeconds,
-        ])
+        try flags.check()
+    }
+
+    /// The time limit and progress flags given, by setting.
+    var flags: SettingFlags {
+        var flags = SettingFlags()
+        flags.add(.maxRuntime, maxRuntime?.duration)
+        flags.add(.claimLease, claimLease?.duration)
+        flags.add(.progressInterval, progressInterval?.duration)
+        return flags
     }
 
     /// Runs `job` with `stop` as its stop token and progress on standard error, clearing the line at the end.
@@ -61,7 +55,8 @@ struct RuntimeOptions: ParsableArguments {
                 ? ProgressDisplay(
                     interval: Self.terminalInterval, destination: .terminal(TerminalStatusLine.standardError))
                 : ProgressDisplay(
-                    interval: progressInterval?.duration ?? jobFile?.progressInterval ?? .seconds(30),
+                    interval: (jobFile?.settings ?? SettingValues()).overlaid(by: flags.values).value(
+                        .progressInterval),
                     destination: .log(logger))
         }
         defer { TerminalStatusLine.standardError.clear() }

@@ -6,7 +6,7 @@ struct WorklistFormatOption: ParsableArguments {
     /// The format given on the command line, if any.
     @Option(
         name: .customLong("worklist-format"),
-        help: "Worklist format: auto (from each file's content), text, csv (IMDb export), json. Default auto.")
+        help: Setting.worklistFormat.argumentHelp)
     var format: WorklistFormat?
 
     /// The flag, else the job file's `worklist_format`, else detection from content.

@@ -48,7 +48,7 @@ extension FilmCacheCommand {
         func run() async throws {
             let job = try jobOptions.load()
             let logger = try common.makeLogger(job: job)
-            guard let directory = storePath ?? job?.posters.store else {
+            guard let directory = storePath ?? job?.posterStore else {
                 throw fail(
                     "name the poster store with --store DIR (or poster_store in a job file)", status: ExitStatus.usage)
             }

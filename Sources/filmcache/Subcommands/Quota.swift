@@ -64,7 +64,7 @@ extension FilmCacheCommand {
             do {
                 status = try await QuotaStatus.load(
                     store: store, keyFingerprint: key, settings: settings,
-                    dailyLimit: planning.dailyLimit ?? job?.plan.dailyLimit, now: now)
+                    dailyLimit: planning.dailyLimit ?? job?.settings[.dailyLimit], now: now)
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }

@@ -49,22 +49,16 @@ extension FilmCacheCommand {
         @Option(help: "The client tokens apps send as apikey: one a line, # comments.")
         var tokensFile: String
 
-        @Option(
-            help: "Hours a stored t=, s= or Season= answer that found something is served (0 to 87600). Default 168.")
+        @Option(help: Setting.answerTTLHours.argumentHelp)
         var answerTtlHours: Double?
 
-        @Option(help: "Hours a stored negative answer (Movie not found!) is served (0 to 87600). Default 24.")
+        @Option(help: Setting.negativeTTLHours.argumentHelp)
         var negativeTtlHours: Double?
 
-        @Option(
-            help:
-                "Seconds a request waits for OMDb before it gets a stale answer or an error (0.1 to 3600). Default 10.")
+        @Option(help: Setting.requestTimeout.argumentHelp)
         var requestTimeout: Double?
 
-        @Option(
-            help:
-                "Seconds a client has to send a request's line and headers before it is dropped (0.1 to 3600). Default 10."
-        )
+        @Option(help: Setting.requestHeadTimeout.argumentHelp)
         var requestHeadTimeout: Double?
 
         @OptionGroup var fetch: FetchOptions
@@ -73,19 +67,16 @@ extension FilmCacheCommand {
 
         func validate() throws {
             _ = try Self.address(listen)
-            try SettingFlags.check([
-                .answerTTLHours: answerTtlHours, .negativeTTLHours: negativeTtlHours,
-                .requestTimeout: requestTimeout, .requestHeadTimeout: requestHeadTimeout,
-            ])
+            try flags.check()
         }
 
-        /// The flags' settings, over the job file's.
-        var overrides: ServeOverrides {
-            var flags = ServeOverrides()
-            flags.answerTTLHours = answerTtlHours
-            flags.negativeTTLHours = negativeTtlHours
-            flags.requestTimeout = requestTimeout.map { .seconds($0) }
-            flags.requestHeadTimeout = requestHeadTimeout.map { .seconds($0) }
+        /// serve's own flags given, by setting.
+        var flags: SettingFlags {
+            var flags = SettingFlags()
+            flags.add(.answerTTLHours, answerTtlHours)
+            flags.add(.negativeTTLHours, negativeTtlHours)
+            flags.add(.requestTimeout, seconds: requestTimeout)
+            flags.add(.requestHeadTimeout, seconds: requestHeadTimeout)
             return flags
         }
 
@@ -117,8 +108,8 @@ extension FilmCacheCommand {
                 database: location.displayName, worklists: [], job: job, jobPath: jobOptions.path)
             planning.apply(to: &configuration.planSettings, job: job)
             var settings = ServeSettings()
-            let given = (job?.serve ?? ServeOverrides()).merging(overrides)
-            given.apply(to: &settings)
+            let given = (job?.settings ?? SettingValues()).overlaid(by: flags.values)
+            settings.apply(given)
             let (host, port) = try Self.address(listen)
 
             let store = try await common.open(location, job: job, logger: logger)
@@ -148,7 +139,7 @@ extension FilmCacheCommand {
             defer { reload.cancel() }
 
             var listenOptions = ServeListenOptions(host: host, port: port)
-            if let deadline = given.requestHeadTimeout { listenOptions.headDeadline = deadline }
+            if let deadline = given[.requestHeadTimeout] { listenOptions.headDeadline = deadline }
             do {
                 try await ServeHTTP.run(
                     engine: engine, metrics: metrics, pages: pages, options: listenOptions, logger: logger)

@@ -61,7 +61,7 @@ extension FilmCacheCommand {
         @Flag(help: "When another warm holds the database, wait for it to finish instead of exiting 75.")
         var wait = false
 
-        @Option(help: "Write a Prometheus textfile here at the end of the run (replaced atomically).")
+        @Option(help: Setting.metricsFile.argumentHelp)
         var metricsFile: String?
 
         @Option(
@@ -93,7 +93,7 @@ extension FilmCacheCommand {
             let started = ContinuousClock.now
             let now = try ReferenceTime.clock()
             let startedAt = now()
-            let posters = try (posterStore ?? job?.posters.store).map(PosterOptions.openStore)
+            let posters = try (posterStore ?? job?.posterStore).map(PosterOptions.openStore)
             let metricsPath = metricsFile ?? job?.metricsFile
             try validateMetricsFile(metricsPath)
             var (configuration, options) = try fetch.configuration(

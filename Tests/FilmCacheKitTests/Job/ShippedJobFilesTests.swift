@@ -31,8 +31,8 @@ import Testing
         #expect(job.worklists?.first == "/etc/filmcache/watchlist.txt")
         #expect(job.databasePath == "/var/lib/filmcache/films.sqlite")
         #expect(job.apiKeyFile == "/etc/filmcache/omdb.key")
-        #expect(job.fetch.rate == 5 && job.fetch.maxInFlight == 8)
-        #expect(job.plan.dailyLimit == 1000 && job.plan.reservePercent == 5)
+        #expect(job.settings[.rate] == 5 && job.settings[.maxInFlight] == 8)
+        #expect(job.settings[.dailyLimit] == 1000 && job.settings[.reserve] == 5)
         #expect(job.maxRuntime == .seconds(2 * 3600))
         // Off until a node exporter is there: a missing metrics directory stops a warm (exit 78).
         #expect(job.metricsFile == nil)
@@ -58,7 +58,7 @@ import Testing
     @Test func thePrewarmJobFindsItsWatchlistBesideIt() throws {
         let job = try JobFile.load(path: Self.root + "/Jobs/prewarm.toml", environment: [:])
         #expect(job.worklists == [Self.root + "/Jobs/watchlist.txt"])
-        #expect((job.plan.reservePercent ?? 0) > 5)
+        #expect((job.settings[.reserve] ?? 0) > 5)
     }
 
     @Test func docsDescribeEveryKey() throws {
