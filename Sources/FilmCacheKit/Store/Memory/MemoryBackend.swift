@@ -37,12 +37,17 @@ package actor MemoryBackend: CacheBackend {
 
     /// The key of a ledger row.
     struct LedgerKey: Hashable {
+        /// The key's fingerprint.
         var key: String
+        /// The quota day, `YYYY-MM-DD`.
         var day: String
     }
 
+    /// What output calls the cache: `memory` unless named.
     package nonisolated let displayName: String
+    /// One warm at a time, as on a SQLite file under its run lock.
     package nonisolated var sharesPlanBetweenWarms: Bool { false }
+    /// One writer commits one batch at a time.
     package nonisolated var concurrentCommits: Int { 1 }
 
     /// An empty cache named `displayName`, reading instants from `wall`.
