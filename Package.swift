@@ -130,6 +130,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The contract of the store seam, one suite run over every backend: memory, SQLite, PostgreSQL.
+        .testTarget(
+            name: "FilmCacheContractTests",
+            dependencies: [
+                "FilmCachePostgres", "FilmCacheKit", "FilmCacheSQLite", "PostgresScratch", "SplitMix",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "EndToEndTests", dependencies: ["OMDbStandIn", "CSQLite", "SplitMix", "PostgresScratch"],
             exclude: ["Golden"]),

@@ -160,20 +160,13 @@ extension CacheTable {
 }
 
 extension TransferCursor {
-    /// The film ID a page of films starts after: `""` at the start.
-    package var filmID: String {
-        if case .id(let id) = self { id } else { "" }
-    }
-
     /// The values of the key a page starts after; `nil` at the start.
     package var keyValues: [SQLValue]? {
-        switch self {
-        case .start: nil
-        case .id(let id): [.text(id)]
-        case .title(let key): [.text(key.title), .integer(key.year), .text(key.type)]
-        case .day(let key, let day): [.text(key), .text(day)]
-        case .minute(let key, let minute): [.text(key), .integer(minute)]
-        case .run(let id): [.integer(id)]
+        keyParts?.map { part in
+            switch part {
+            case .text(let text): .text(text)
+            case .integer(let number): .integer(number)
+            }
         }
     }
 }

@@ -5,14 +5,14 @@ import Logging
 /// What `filmcache serve` shows beside OMDb's answers: `/healthz`, `/quota` and the dashboard,
 /// read from the cache when asked.
 public struct ServePages: Sendable {
-    let store: any CacheBackend
+    let store: any DashboardStore
     let configuration: WarmConfiguration
     let metrics: ServeMetrics
     let now: @Sendable () -> Date
     let logger: Logger
 
     public init(
-        store: any CacheBackend, configuration: WarmConfiguration, metrics: ServeMetrics,
+        store: any DashboardStore, configuration: WarmConfiguration, metrics: ServeMetrics,
         now: @escaping @Sendable () -> Date, logger: Logger
     ) {
         self.store = store

@@ -27,7 +27,7 @@ public struct NightPlan: Sendable, Equatable {
     /// The ledger row of `keyFingerprint` gives today's use; without a key the busiest key
     /// of the day is assumed, so the plan never promises calls a shared key lacks.
     public static func make(
-        worklist: Worklist, store: any CacheBackend, settings: PlanSettings, keyFingerprint: String?, now: Date
+        worklist: Worklist, store: any PlanningStore, settings: PlanSettings, keyFingerprint: String?, now: Date
     ) async throws(StoreError) -> NightPlan {
         let day = QuotaDay(containing: now, in: settings.quotaTimeZone)
         let budget = QuotaBudget(limit: settings.dailyLimit, reservePercent: settings.reservePercent)

@@ -5,7 +5,7 @@ import Synchronization
 /// One warm: read worklists, plan, fetch what is missing or stale, normalize, store, summarize.
 public struct WarmJob: Sendable {
     public var configuration: WarmConfiguration
-    private let store: any CacheBackend
+    private let store: any WarmStore
     private let transport: any HTTPTransport
     /// Where the job's time comes from; tests hand in a manual clock.
     public var time: TimeSource
@@ -19,7 +19,7 @@ public struct WarmJob: Sendable {
     /// A job over `store`, fetching through `transport`, timed by `time` (its clock measures the time
     /// limit, pauses and progress; its wall clock stamps the run and its films).
     public init(
-        configuration: WarmConfiguration, store: any CacheBackend, transport: any HTTPTransport,
+        configuration: WarmConfiguration, store: any WarmStore, transport: any HTTPTransport,
         time: TimeSource, logger: Logger
     ) {
         self.configuration = configuration
@@ -265,7 +265,7 @@ public struct WarmJob: Sendable {
     /// a live run and answered within a second; a longer pause only keeps this run waiting after
     /// they are (with 5 seconds, four warms sharing a plan exited 3.5 s after the last request).
     private static func claimer<C: Clock>(
-        store: any CacheBackend, runID: Int, plannedAt: Date, configuration: WarmConfiguration, stop: WarmStop,
+        store: any WorkClaims, runID: Int, plannedAt: Date, configuration: WarmConfiguration, stop: WarmStop,
         clock: C
     ) -> WorkQueue.Claimer where C.Duration == Duration {
         let lease = configuration.claimLease
@@ -284,7 +284,7 @@ public struct WarmJob: Sendable {
     /// Renews the run's leases (its claimed IDs and its run row) every third of `lease` on `clock`
     /// until cancelled, so a live run keeps what it claimed however long a chunk takes.
     private static func renewClaims<C: Clock>(
-        of store: any CacheBackend, if shared: Bool, runID: Int, plannedAt: Date, lease: Duration, on clock: C
+        of store: any WorkClaims, if shared: Bool, runID: Int, plannedAt: Date, lease: Duration, on clock: C
     ) async where C.Duration == Duration {
         guard shared else { return }
         while true {

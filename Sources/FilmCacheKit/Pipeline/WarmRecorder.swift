@@ -6,7 +6,7 @@ import Logging
 /// when the run must end.
 struct WarmRecorder: Sendable {
     let configuration: WarmConfiguration
-    let store: any CacheBackend
+    let store: any QuotaLedger
     let writer: BatchWriter
     let tally: WarmTally
     let queue: WorkQueue

@@ -30,7 +30,7 @@ public struct CacheStats: Sendable, Equatable {
     /// given. A SQLite file's existence and sizes are read from disk; a PostgreSQL database exists
     /// when it has the schema (`store` is then the server's, which sizes its tables).
     public static func load(
-        store: any CacheBackend, location: DatabaseLocation, settings: PlanSettings, worklist: Worklist?, now: Date
+        store: any StatsStore, location: DatabaseLocation, settings: PlanSettings, worklist: Worklist?, now: Date
     ) async throws(StoreError) -> CacheStats {
         let files = FileManager.default
         func size(_ path: String) -> Int {

@@ -53,7 +53,7 @@ public struct QuotaStatus: Sendable, Equatable {
     /// The limit is `dailyLimit` when given, else the one today's ledger row (or the key's latest
     /// row) was configured with, else `settings.dailyLimit`; the reserve is `settings.reservePercent`.
     public static func load(
-        store: any CacheBackend, keyFingerprint: String?, settings: PlanSettings, dailyLimit: Int? = nil, now: Date,
+        store: any QuotaReportStore, keyFingerprint: String?, settings: PlanSettings, dailyLimit: Int? = nil, now: Date,
         days: Int = 30
     ) async throws(StoreError) -> QuotaStatus {
         let today = QuotaDay(containing: now, in: settings.quotaTimeZone)

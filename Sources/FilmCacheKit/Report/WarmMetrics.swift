@@ -32,7 +32,7 @@ public struct WarmMetrics: Sendable, Equatable {
     ///
     /// The last success comes from the `runs` table, so a run that failed keeps the previous value.
     public static func read(
-        from store: any CacheBackend, summary: WarmSummary?, exitStatus: Int32, duration: Duration,
+        from store: any QuotaReportStore, summary: WarmSummary?, exitStatus: Int32, duration: Duration,
         keyFingerprint: String, settings: PlanSettings, now: Date
     ) async throws(StoreError) -> WarmMetrics {
         WarmMetrics(

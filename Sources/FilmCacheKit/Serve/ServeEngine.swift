@@ -29,7 +29,7 @@ public struct ServeSettings: Sendable {
 ///
 /// Free of HTTP: the server hands it a request's query items and sends what it returns.
 public final class ServeEngine: Sendable {
-    private let store: any CacheBackend
+    private let store: any ServeStore
     private let tokens: Mutex<ServeTokens>
     private let configuration: WarmConfiguration
     private let settings: ServeSettings
@@ -46,7 +46,7 @@ public final class ServeEngine: Sendable {
     /// An endpoint over `store` accepting `tokens`, asking OMDb through `transport` as
     /// `configuration` says (key, base URL, limits, freshness).
     public init(
-        store: any CacheBackend, tokens: ServeTokens, configuration: WarmConfiguration,
+        store: any ServeStore, tokens: ServeTokens, configuration: WarmConfiguration,
         settings: ServeSettings = ServeSettings(), transport: any HTTPTransport,
         now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
     ) {

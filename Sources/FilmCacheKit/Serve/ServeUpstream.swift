@@ -14,7 +14,7 @@ import Synchronization
 /// beside the hits): the ledger then counts exactly the calls sent, for `/quota` and the metrics.
 final class ServeUpstream: Sendable {
     private let configuration: WarmConfiguration
-    private let store: any CacheBackend
+    private let store: any QuotaLedger
     private let transport: any HTTPTransport
     private let pacing: Pacing<ContinuousClock>
     private let stop = WarmStop()
@@ -39,7 +39,7 @@ final class ServeUpstream: Sendable {
     }
 
     init(
-        configuration: WarmConfiguration, store: any CacheBackend, transport: any HTTPTransport,
+        configuration: WarmConfiguration, store: any QuotaLedger, transport: any HTTPTransport,
         now: @escaping @Sendable () -> Date, logger: Logger
     ) {
         var configuration = configuration

@@ -147,23 +147,12 @@ public struct ClaimOutcome: Sendable, Equatable {
     }
 }
 
-/// A cache database: everything above, and what it is called.
-public protocol CacheBackend: FilmStore, PlanStore, QuotaLedger, RunHistory, PosterIndex, WorkClaims, CacheTransfer,
-    AnswerCache
+/// A cache database: every part above, what it says of itself, and closing it; named only where a
+/// database is opened and closed (the commands). Everything else takes the parts it uses by role
+/// (`StoreRoles.swift`).
+public protocol CacheBackend: StoreTraits, FilmStore, PlanStore, QuotaLedger, RunHistory, PosterIndex, WorkClaims,
+    CacheTransfer, AnswerCache
 {
-    /// The database as output may name it: a path, or a URL with no password.
-    var displayName: String { get }
-    /// Whether several warms may write the database at once (each claiming its share of the plan);
-    /// `false` means one warm at a time, under the run lock.
-    var sharesPlanBetweenWarms: Bool { get }
-    /// How many batches a warm commits at once: one where a single connection writes; two where a
-    /// server works on one batch while the next is on the wire or waiting for its flush to disk.
-    var concurrentCommits: Int { get }
-    /// The schema version of the database.
-    func schemaVersion() async throws(StoreError) -> Int
-    /// Bytes the cache's tables and their indexes take on a server; `nil` for a file, which is
-    /// measured on disk.
-    func storedBytes() async throws(StoreError) -> Int?
     /// Closes connections; the backend is not used after.
     func close() async
 }

@@ -102,7 +102,7 @@ extension FilmCacheCommand.Db {
 
         /// Copies `reader` into the database at `target`, created or migrated when needed and held
         /// with its run lock while it is written.
-        func copy(from reader: any CacheBackend, to target: DatabaseLocation, logger: Logger) async throws
+        func copy(from reader: any CacheTransfer, to target: DatabaseLocation, logger: Logger) async throws
             -> [TableCopy]
         {
             let lock = try Self.lock(target, logger: logger)

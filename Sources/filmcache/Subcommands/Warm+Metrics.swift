@@ -10,7 +10,7 @@ extension FilmCacheCommand.Warm {
     /// run that would have exited 0 exits 74 instead (docs/METRICS.md).
     @discardableResult
     func writeMetrics(
-        to metricsFile: String?, _ summary: WarmSummary?, status: Int32, _ store: any CacheBackend,
+        to metricsFile: String?, _ summary: WarmSummary?, status: Int32, _ store: any QuotaReportStore,
         _ configuration: WarmConfiguration,
         since started: ContinuousClock.Instant, now: @Sendable () -> Date
     ) async -> Bool {

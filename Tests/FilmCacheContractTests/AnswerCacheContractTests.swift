@@ -172,13 +172,14 @@ import Testing
     /// and `demand` left it.
     static func downgradeToVersion7(_ kind: BackendKind, _ database: SharedDatabase) throws {
         switch kind {
+        case .memory: Issue.record("memory has no schema to take back")
         case .sqlite: try database.sql("DROP TABLE answers; DROP TABLE demand; PRAGMA user_version = 7")
         case .postgres:
             try database.sql("DROP TABLE answers; DROP TABLE demand; DELETE FROM schema_migrations WHERE version > 7")
         }
     }
 
-    @Test(arguments: BackendKind.allCases)
+    @Test(arguments: BackendKind.databases)
     func aReadOnlyOpenOfTheVersionBeforeReadsNoDemandPlansAndMigratesNothing(_ kind: BackendKind) async throws {
         try await kind.withSharedDatabase { database in
             try await database.withBackend { db in
