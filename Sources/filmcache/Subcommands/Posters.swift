@@ -1,5 +1,6 @@
 import ArgumentParser
 import FilmCacheKit
+import FilmCachePostgres
 import Foundation
 
 extension FilmCacheCommand {
@@ -58,18 +59,22 @@ extension FilmCacheCommand {
             }
             let now = try ReferenceTime.clock()
             let store = try PosterOptions.openStore(directory)
-            let signals = StopSignals(logger: logger)
-            defer { signals.cancel() }
-            let cache = try await common.open(location, job: job, logger: logger)
-            let summary: PosterSummary
-            do {
-                summary = try await PosterOptions.run(
-                    cache: cache, store: store, settings: posterOptions.settings(job: job), fetchedSince: nil,
-                    prune: prune, stop: signals.stop, logger: logger, now: now)
-            } catch {
-                throw fail(error.description, status: PosterOptions.exitStatus(for: error))
+            let signals = await StopSignals(logger: logger)
+            // A PostgreSQL cache's pool runs in the group, beside the run and shut down after it.
+            let pool = PostgresPoolService(time: TimeSource(clock: ContinuousClock(), wall: WallClock(now: now)))
+            let summary = try await CommandGroup.run(beside: [signals, pool], logger: logger) {
+                let cache = try await common.open(location, job: job, logger: logger, pool: pool)
+                let summary: PosterSummary
+                do throws(PosterJobError) {
+                    summary = try await PosterOptions.run(
+                        cache: cache, store: store, settings: posterOptions.settings(job: job), fetchedSince: nil,
+                        prune: prune, stop: signals.stop, logger: logger, now: now)
+                } catch {
+                    throw fail(error.description, status: PosterOptions.exitStatus(for: error))
+                }
+                await cache.close()
+                return summary
             }
-            await cache.close()
             let status = PosterOptions.exitStatus(for: summary)
             if status != 0 { throw ExitCode(status) }
         }
