@@ -96,7 +96,7 @@ final class SettableWall: Sendable {
 }
 
 /// Waits until `condition` holds, polling, for at most `limit`; whether it held.
-func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+func eventually(within limit: Duration = .seconds(300), _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let end = clock.now + limit
     while clock.now < end {

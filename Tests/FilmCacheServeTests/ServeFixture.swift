@@ -34,9 +34,12 @@ struct ServeFixture {
             base: .milliseconds(1), cap: .milliseconds(1), maxAttempts: 1, maxWait: .milliseconds(1))
         let wall = SettableWall(Date(timeIntervalSince1970: 1_795_000_000))
         let time = TimeSource(clock: ContinuousClock(), wall: wall.wall)
+        // No request gives up waiting for OMDb: on a loaded machine the deadline must not decide an answer.
+        var settings = ServeSettings()
+        settings.requestDeadline = .seconds(3_600)
         let engine = ServeEngine(
             store: store, tokens: try ServeTokens(text: token + "\n", file: "tokens"), configuration: configuration,
-            transport: upstream, time: time, logger: logger)
+            settings: settings, transport: upstream, time: time, logger: logger)
         let metrics = ServeMetrics()
         let pages = ServePages(
             store: store, configuration: configuration, metrics: metrics, now: wall.wall.now, logger: logger)

@@ -41,7 +41,7 @@ import Testing
     }
 
     /// Polls `condition`, yielding, for at most `limit` of real time.
-    private func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+    private func eventually(within limit: Duration = .seconds(300), _ condition: () -> Bool) async -> Bool {
         let clock = ContinuousClock()
         let end = clock.now + limit
         while clock.now < end {
