@@ -8,9 +8,10 @@ import Synchronization
 /// `serve` on every host, through a pool of connections (postgres-nio's `PostgresClient`).
 ///
 /// The pool works only while its `run()` is running: ``withBackend(_:password:logger:readOnly:_:)``
-/// runs it beside `body` and ends it after; ``open(_:password:logger:readOnly:)`` runs it until
-/// ``close()``. Every operation is one transaction on one leased connection, and gives the same
-/// answers as the SQLite backend (the contract suite runs both).
+/// runs it beside `body` and ends it after; ``open(_:password:logger:readOnly:pool:)`` runs it until
+/// ``close()``, or in a ``PostgresPoolService`` in the command's service group. Every operation is
+/// one transaction on one leased connection, and gives the same answers as the SQLite backend (the
+/// contract suite runs both).
 ///
 /// The password is handed to the pool and kept nowhere else: no message, log line or description
 /// of this type holds it.
@@ -86,7 +87,7 @@ public final class PostgresBackend: CacheBackend {
         return backend
     }
 
-    /// Opens the database at `location` read-only (as ``open(_:password:logger:readOnly:)`` does), or
+    /// Opens the database at `location` read-only (as ``open(_:password:logger:readOnly:pool:)`` does), or
     /// `nil` when it has no filmcache schema at all: for the commands that read, a database no warm
     /// has written is an empty cache, as a SQLite file not created yet is.
     public static func openIfPresent(
@@ -120,7 +121,8 @@ public final class PostgresBackend: CacheBackend {
             hasAnswers: version >= PostgresSchema.answersVersion, logger: logger, running: running)
     }
 
-    /// Ends the pool (started by ``open(_:password:logger:readOnly:)``), closing its connections.
+    /// Ends the pool (started by ``open(_:password:logger:readOnly:pool:)``), closing its connections;
+    /// a pool that runs in a ``PostgresPoolService`` is left to its group, and only the session ends here.
     ///
     /// It waits for that at most ``closingLimit``, and no longer than a probe of the server takes
     /// to find it gone: a connection to a server that stopped answering never closes, nor does one
