@@ -56,6 +56,8 @@ let package = Package(
                 "FilmCacheKit", "FilmCachePostgres", "FilmCacheSQLite", "FilmCacheServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .target(name: "SplitMix"),
@@ -102,6 +104,7 @@ let package = Package(
             dependencies: [
                 "FilmCacheKit", "FilmCacheSQL", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // `filmcache serve`'s HTTP side: Hummingbird, swift-metrics and its Prometheus exporter stay out of
@@ -117,9 +120,21 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The serve endpoint in process: HummingbirdTesting drives its routes over a real SQLite file.
+        .testTarget(
+            name: "FilmCacheServeTests",
+            dependencies: [
+                "FilmCacheServe", "FilmCacheKit", "FilmCacheSQLite",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(name: "PostgresScratch"),

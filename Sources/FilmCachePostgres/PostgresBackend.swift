@@ -8,9 +8,10 @@ import Synchronization
 /// `serve` on every host, through a pool of connections (postgres-nio's `PostgresClient`).
 ///
 /// The pool works only while its `run()` is running: ``withBackend(_:password:logger:readOnly:_:)``
-/// runs it beside `body` and ends it after; ``open(_:password:logger:readOnly:)`` runs it until
-/// ``close()``. Every operation is one transaction on one leased connection, and gives the same
-/// answers as the SQLite backend (the contract suite runs both).
+/// runs it beside `body` and ends it after; ``open(_:password:logger:readOnly:pool:)`` runs it until
+/// ``close()``, or in a ``PostgresPoolService`` in the command's service group. Every operation is
+/// one transaction on one leased connection, and gives the same answers as the SQLite backend (the
+/// contract suite runs both).
 ///
 /// The password is handed to the pool and kept nowhere else: no message, log line or description
 /// of this type holds it.
@@ -30,7 +31,8 @@ public final class PostgresBackend: CacheBackend {
     let hasAnswers: Bool
     /// The session whose advisory locks say this process's runs and flights are alive.
     let session: LiveSession
-    private let running: Mutex<Task<Void, Never>?>
+    /// Whether ``close()`` ran, and the pool's own task (none when it runs in a ``PostgresPoolService``).
+    private let running: Mutex<(closed: Bool, task: Task<Void, Never>?)>
 
     private init(
         client: PostgresClient, connector: Connector, filmSQL: FilmSQL, hasAnswers: Bool, logger: Logger,
@@ -43,7 +45,7 @@ public final class PostgresBackend: CacheBackend {
         self.logger = logger
         self.displayName = connector.location.displayName
         self.session = LiveSession(connector: connector, logger: logger)
-        self.running = Mutex(running)
+        self.running = Mutex((false, running))
     }
 
     /// Opens the database at `location`, runs `body` with it and closes it, the pool running in a
@@ -69,19 +71,23 @@ public final class PostgresBackend: CacheBackend {
 
     /// Opens the database at `location` (as ``withBackend(_:password:logger:readOnly:_:)`` does) for
     /// a command's whole life; ``close()`` ends the pool.
+    ///
+    /// With `pool`, the pool runs in that service (in the command's group) instead of a task of its
+    /// own, and ``close()`` leaves its end to the group.
     public static func open(
-        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool = false
+        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool = false,
+        pool: PostgresPoolService? = nil
     ) async throws(StoreError) -> PostgresBackend {
         guard
             let backend = try await open(
-                location, password: password, logger: logger, readOnly: readOnly, nilIfAbsent: false)
+                location, password: password, logger: logger, readOnly: readOnly, nilIfAbsent: false, pool: pool)
         else {
             throw PostgresSchema.absent(database: location.displayName)
         }
         return backend
     }
 
-    /// Opens the database at `location` read-only (as ``open(_:password:logger:readOnly:)`` does), or
+    /// Opens the database at `location` read-only (as ``open(_:password:logger:readOnly:pool:)`` does), or
     /// `nil` when it has no filmcache schema at all: for the commands that read, a database no warm
     /// has written is an empty cache, as a SQLite file not created yet is.
     public static func openIfPresent(
@@ -92,7 +98,8 @@ public final class PostgresBackend: CacheBackend {
 
     /// The backend, or `nil` for a read-only open of a database with no schema when `nilIfAbsent`.
     private static func open(
-        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool, nilIfAbsent: Bool
+        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool, nilIfAbsent: Bool,
+        pool: PostgresPoolService? = nil
     ) async throws(StoreError) -> PostgresBackend? {
         guard
             let (connector, filmSQL, version) = try await prepare(
@@ -102,24 +109,32 @@ public final class PostgresBackend: CacheBackend {
             throw PostgresSchema.absent(database: location.displayName)
         }
         let client = connector.makeClient()
-        let running = Task { await client.run() }
+        let running: Task<Void, Never>?
+        if let pool {
+            pool.adopt(client, connector: connector)
+            running = nil
+        } else {
+            running = Task { await client.run() }
+        }
         return PostgresBackend(
             client: client, connector: connector, filmSQL: filmSQL,
             hasAnswers: version >= PostgresSchema.answersVersion, logger: logger, running: running)
     }
 
-    /// Ends the pool (started by ``open(_:password:logger:readOnly:)``), closing its connections.
+    /// Ends the pool (started by ``open(_:password:logger:readOnly:pool:)``), closing its connections;
+    /// a pool that runs in a ``PostgresPoolService`` is left to its group, and only the session ends here.
     ///
     /// It waits for that at most ``closingLimit``, and no longer than a probe of the server takes
     /// to find it gone: a connection to a server that stopped answering never closes, nor does one
     /// an abandoned operation still holds.
     public func close() async {
-        guard
-            let task = running.withLock({ task in
-                defer { task = nil }; return task
-            })
-        else { return }
+        let (closed, task) = running.withLock { running in
+            defer { running = (true, nil) }
+            return running
+        }
+        guard !closed else { return }
         await session.close()
+        guard let task else { return }
         task.cancel()
         let connector = connector
         try? await race {

@@ -40,14 +40,39 @@ public struct ServeListenOptions: Sendable {
 /// user name), or, for `/quota`, as `?apikey=TOKEN`. Every route answers `HEAD` as `GET`, without
 /// the body; an HTTP/1.0 request without `Connection: keep-alive` gets its connection closed.
 public enum ServeHTTP {
-    /// Runs the server until SIGTERM or SIGINT, then stops taking connections, lets the requests
-    /// in flight finish, and writes the engine's last demand and ledger release.
+    /// Runs the server and the engine's services in one group until SIGTERM or SIGINT, then stops
+    /// taking connections, lets the requests in flight finish, writes the last demand and gives
+    /// unsent reservations back; `beside` (the database pool, the tokens' reload) are shut down last.
     ///
     /// `listening` is told the port once the socket is bound.
     public static func run(
-        engine: ServeEngine, metrics: ServeMetrics, pages: ServePages, options: ServeListenOptions, logger: Logger,
-        listening: @escaping @Sendable (Int) async -> Void = { _ in }
+        engine: ServeEngine, metrics: ServeMetrics, pages: ServePages, options: ServeListenOptions, time: TimeSource,
+        logger: Logger, beside: [any Service] = [], listening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
+        let app = application(
+            engine: engine, metrics: metrics, pages: pages, options: options, time: time, logger: logger,
+            listening: listening)
+        // Shut down in reverse: the server first (its requests finish), then the last demand, then
+        // the ledger's release, then what the others stood on.
+        let services: [any Service] =
+            beside + [
+                ExhaustionWatchService(watcher: engine.exhaustion), DemandFlushService(flusher: engine.demand), app,
+            ]
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+    }
+
+    /// The HTTP application: its routes over `engine`, `metrics` and `pages`, listening as `options`
+    /// say, each answer's time measured on `time`'s clock.
+    ///
+    /// Tests drive it in process (HummingbirdTesting's `.router`) or on a real port (`.live`).
+    public static func application(
+        engine: ServeEngine, metrics: ServeMetrics, pages: ServePages, options: ServeListenOptions, time: TimeSource,
+        logger: Logger, listening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         /// `handler` for GET, and for HEAD with the body left out (its length kept).
         func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request) async -> Response) {
@@ -67,9 +92,8 @@ public enum ServeHTTP {
                 metrics.count(.refused)
                 return Self.response(414, OMDbAnswer.error("Request-URI Too Long"))
             }
-            let started = ContinuousClock.now
-            let answer = await engine.respond(to: QueryItems.parse(query[...]))
-            metrics.record(answer.outcome, after: started.duration(to: .now))
+            let (answer, took) = await timed(on: time.clock) { await engine.respond(to: QueryItems.parse(query[...])) }
+            metrics.record(answer.outcome, after: took)
             return Self.response(answer.status, answer.body, type: answer.contentType, extra: answer.headers)
         }
         route("/healthz") { _ -> Response in
@@ -104,11 +128,16 @@ public enum ServeHTTP {
                 await listening(port)
             },
             logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: EngineService(engine: engine)), .init(service: app)],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        return app
+    }
+
+    /// What `body` returns, and how long it took on `clock`.
+    private static func timed<C: Clock, T>(
+        on clock: C, _ body: () async -> T
+    ) async -> (T, Duration) where C.Duration == Duration {
+        let start = clock.now
+        let value = await body()
+        return (value, start.duration(to: clock.now))
     }
 
     /// Whether `request` carries a client token: `Authorization: Bearer TOKEN`, HTTP Basic with the
@@ -161,22 +190,6 @@ public enum ServeHTTP {
         }
         return Response(
             status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
-    }
-}
-
-/// The engine's background work (demand, other processes' limit notices) as a service: it runs
-/// until the graceful shutdown reaches it — after the server, which is shut down first and lets its
-/// requests finish — then writes the last demand and gives unsent reservations back.
-private struct EngineService: Service {
-    let engine: ServeEngine
-
-    func run() async throws {
-        let work = Task { [engine] in await engine.run() }
-        try? await gracefulShutdown()
-        work.cancel()
-        await work.value
-        // Not in this (cancelled) task: the last writes must not be cut short.
-        await Task { [engine] in await engine.finish() }.value
     }
 }
 

@@ -2,30 +2,13 @@ import Foundation
 import Logging
 import Synchronization
 
-/// How `filmcache serve` keeps answers.
-public struct ServeSettings: Sendable {
-    /// How long a stored answer to `t=`, `s=`, `Season=` or `plot=full` that found something is served.
-    public var answerTTL: TimeInterval = Setting.answerTTLHours.default * 3_600
-    /// How long a stored negative answer ("Movie not found!") is served.
-    public var negativeAnswerTTL: TimeInterval = Setting.negativeTTLHours.default * 3_600
-    /// The longest a request waits for OMDb; then it gets a stale answer or an error, and the
-    /// call, still going, stores its answer for the next request.
-    public var requestDeadline = Setting.requestTimeout.default
-    /// How often request counts (demand) are written to the cache.
-    public var demandInterval = Duration.seconds(5)
-    /// Bytes of fresh answers held in memory, so hits read no database (0: none held).
-    public var memoryBytes = 64 << 20
-    /// How long a process holds a film or query it is asking OMDb for, against the other serve
-    /// processes on the database, unless it lets go first (its answer stored) or ends (a killed
-    /// process's session with the server ends with it): a process cut off from the server
-    /// mid-call keeps the others waiting at most this long.
-    public var flightLease = Duration.seconds(30)
-
-    public init() {}
-}
-
 /// What `filmcache serve` answers: OMDb's answers from the cache, fetching what it lacks through
 /// the same metered fetch stage as `warm`, once however many ask at once.
+///
+/// This is the request path: tokens, dispatch, read-through (the memo, then the store), and
+/// write-through of what OMDb answers. Its parts beside it: ``ServeFlights`` (one fetch however
+/// many ask), ``DemandFlusher`` (request counts, written on a timer) and ``ExhaustionWatcher``
+/// (other processes' "limit reached"); the last two run as services in the serve command's group.
 ///
 /// Free of HTTP: the server hands it a request's query items and sends what it returns.
 public final class ServeEngine: Sendable {
@@ -34,32 +17,39 @@ public final class ServeEngine: Sendable {
     private let configuration: WarmConfiguration
     private let settings: ServeSettings
     private let upstream: ServeUpstream
-    private let now: @Sendable () -> Date
+    private let time: TimeSource
     private let logger: Logger
-    private let flights = Mutex<[String: Flight]>([:])
-    private let demand = Mutex<[String: Int]>([:])
+    private let flights: ServeFlights
     private let normalizer = FilmNormalizer()
     private let memo: AnswerMemo
-    /// Who this process is among the serve processes holding flights on the database.
-    private let holder = Int.random(in: Int.min..<0)
+    /// The request counts, written to the cache while its ``DemandFlusher/run()`` runs.
+    public let demand: DemandFlusher
+    /// Other processes' limit notices, heard while its ``ExhaustionWatcher/run()`` runs.
+    public let exhaustion: ExhaustionWatcher
 
     /// An endpoint over `store` accepting `tokens`, asking OMDb through `transport` as
-    /// `configuration` says (key, base URL, limits, freshness).
+    /// `configuration` says (key, base URL, limits, freshness), every wait and instant from `time`.
     public init(
         store: any ServeStore, tokens: ServeTokens, configuration: WarmConfiguration,
-        settings: ServeSettings = ServeSettings(), transport: any HTTPTransport,
-        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+        settings: ServeSettings = ServeSettings(), transport: any HTTPTransport, time: TimeSource, logger: Logger
     ) {
         self.store = store
         self.tokens = Mutex(tokens)
         self.configuration = configuration
         self.settings = settings
-        self.now = now
+        self.time = time
         self.logger = logger
         memo = AnswerMemo(capacity: settings.memoryBytes)
-        upstream = ServeUpstream(
-            configuration: configuration, store: store, transport: transport, now: now, logger: logger)
+        let upstream = ServeUpstream(
+            configuration: configuration, store: store, transport: transport, time: time, logger: logger)
+        self.upstream = upstream
+        flights = ServeFlights(store: store, settings: settings, time: time, logger: logger)
+        demand = DemandFlusher(store: store, interval: settings.demandInterval, time: time, logger: logger)
+        exhaustion = ExhaustionWatcher(store: store, upstream: upstream)
     }
+
+    /// The current instant.
+    private func now() -> Date { time.now }
 
     /// The answer to one request, from its query items (`apikey` among them).
     public func respond(to items: [(name: String, value: String)]) async -> ServeResponse {
@@ -106,7 +96,7 @@ public final class ServeEngine: Sendable {
             return unreadable(error)
         }
         if let body = cached.fresh { return ServeResponse(status: 200, body: body, outcome: .hit) }
-        let resolution = await fly("i:" + id) { [self] in await fetchFilm(id) }
+        let resolution = await flights.fly("i:" + id) { [self] in await fetchFilm(id) }
         return respond(resolution, stale: cached.stale.map { (Array($0.rawJSON.utf8), $0.lastFetched) })
     }
 
@@ -180,7 +170,7 @@ public final class ServeEngine: Sendable {
             return ServeResponse(status: 200, body: body, outcome: .hit)
         }
         // One flight a spelling: OMDb's answer to one spelling is not another's when it finds nothing.
-        let resolution = await fly("q:" + query.askedKey) { [self] in await fetchAnswer(query) }
+        let resolution = await flights.fly("q:" + query.askedKey) { [self] in await fetchAnswer(query) }
         return respond(resolution, stale: cached.stale.map { ($0.body, $0.answeredAt) })
     }
 
@@ -288,57 +278,6 @@ public final class ServeEngine: Sendable {
         return .error(OMDbAnswer.errorGettingData, status: 503, outcome: .error, retryAfter: 5)
     }
 
-    /// Runs `fetch` once for every request asking `key` while it runs; each waits at most the
-    /// request deadline (`nil` then).
-    private func fly(_ key: String, _ fetch: @escaping @Sendable () async -> ServeResolution) async -> ServeResolution?
-    {
-        let (flight, leads) = flights.withLock { flights -> (Flight, Bool) in
-            if let flight = flights[key] { return (flight, false) }
-            let flight = Flight()
-            flights[key] = flight
-            return (flight, true)
-        }
-        if leads {
-            Task { [self] in
-                let resolution = await holdingFlight(key, fetch)
-                // Stored before the flight ends, so a request after it finds the answer in the cache.
-                flights.withLock { _ = $0.removeValue(forKey: key) }
-                flight.finish(resolution)
-            }
-        }
-        return await flight.wait(deadline: settings.requestDeadline)
-    }
-
-    /// Runs `fetch` holding `key` among the serve processes on the database: while another holds
-    /// it, waits until it lets go (its answer stored), its process is gone or its lease passes. `fetch` reads the cache
-    /// first, so it finds what the other stored and asks OMDb for nothing.
-    private func holdingFlight(
-        _ key: String, _ fetch: @Sendable () async -> ServeResolution
-    ) async -> ServeResolution {
-        // A long query is held by its digest: a key stays short enough for any index.
-        let claimKey = "serve:" + (key.utf8.count <= 200 ? key : SHA256.hex(Array(key.utf8)))
-        var pause = Duration.milliseconds(10)
-        while true {
-            do {
-                if try await store.claimFlight(claimKey, holder: holder, lease: settings.flightLease) { break }
-            } catch {
-                logger.warning(
-                    "other serve processes could not be asked whether they fetch this; fetching",
-                    metadata: ["error": "\(error)"])
-                return await fetch()
-            }
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .milliseconds(200))
-        }
-        let resolution = await fetch()
-        do {
-            try await store.releaseFlight(claimKey, holder: holder)
-        } catch {
-            logger.warning("a flight could not be let go; it ends with its lease", metadata: ["error": "\(error)"])
-        }
-        return resolution
-    }
-
     private func write(_ batch: WriteBatch) async {
         guard !batch.isEmpty else { return }
         do {
@@ -375,105 +314,6 @@ public final class ServeEngine: Sendable {
     // MARK: - Demand
 
     private func count(_ id: String) {
-        demand.withLock { $0[id, default: 0] += 1 }
-    }
-
-    /// Writes the request counts gathered since the last time; kept for the next time if the
-    /// cache cannot take them.
-    public func flushDemand() async {
-        let counts = demand.withLock { counts in
-            defer { counts = [:] }
-            return counts
-        }
-        guard !counts.isEmpty else { return }
-        do {
-            try await store.recordDemand(counts, at: now())
-        } catch {
-            logger.warning("request counts could not be stored; kept for the next try", metadata: ["error": "\(error)"])
-            demand.withLock { pending in pending.merge(counts, uniquingKeysWith: +) }
-        }
-    }
-
-    /// Runs beside the server until cancelled: writes demand every `demandInterval` and hears
-    /// other processes' "limit reached" for the key. Then writes the last demand and gives unsent
-    /// reservations back to the ledger.
-    public func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [store, upstream, key = configuration.apiKey.fingerprint] in
-                await store.watchExhaustion(key: key) { day in upstream.limitReachedElsewhere(on: day) }
-            }
-            group.addTask { [self] in
-                while (try? await Task.sleep(for: settings.demandInterval)) != nil { await flushDemand() }
-            }
-            await group.next()
-            group.cancelAll()
-        }
-        await finish()
-    }
-
-    /// Writes the last demand and gives unsent reservations back (a shutdown's last step).
-    public func finish() async {
-        await upstream.finish()
-        await flushDemand()
-    }
-}
-
-/// What a fetch came to for the requests waiting on it.
-private enum ServeResolution: Sendable {
-    /// OMDb's answer (a film, a list, or its negative answer), stored.
-    case answer([UInt8])
-    /// Today's budget is spent (or OMDb said its limit is reached) until `until`.
-    case limit(until: Date)
-    /// OMDb could not be asked or did not answer usably; try again in `retryAfter` seconds.
-    case down(retryAfter: Int)
-}
-
-/// One fetch that several requests wait for; each waiter may give up at its own deadline.
-private final class Flight: Sendable {
-    private struct State {
-        var resolution: ServeResolution?
-        var waiters: [Int: CheckedContinuation<ServeResolution?, Never>] = [:]
-        /// Waiters whose deadline passed before they were registered.
-        var expired: Set<Int> = []
-        var next = 0
-    }
-
-    private let state = Mutex(State())
-
-    func finish(_ resolution: ServeResolution) {
-        let waiters = state.withLock { state in
-            state.resolution = resolution
-            defer { state.waiters = [:] }
-            return state.waiters
-        }
-        for waiter in waiters.values { waiter.resume(returning: resolution) }
-    }
-
-    func wait(deadline: Duration) async -> ServeResolution? {
-        let id = state.withLock { state in
-            defer { state.next += 1 }
-            return state.next
-        }
-        let timer = Task { [self] in
-            try? await Task.sleep(for: deadline)
-            let waiter = state.withLock { state in
-                guard let waiter = state.waiters.removeValue(forKey: id) else {
-                    state.expired.insert(id)
-                    return nil as CheckedContinuation<ServeResolution?, Never>?
-                }
-                return waiter
-            }
-            waiter?.resume(returning: nil)
-        }
-        defer { timer.cancel() }
-        return await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> ServeResolution?? in
-                if let resolution = state.resolution { return .some(resolution) }
-                if state.expired.remove(id) != nil { return .some(nil) }
-                state.waiters[id] = continuation
-                return .none
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
+        demand.count(id)
     }
 }

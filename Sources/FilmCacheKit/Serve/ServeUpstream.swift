@@ -15,11 +15,12 @@ import Synchronization
 final class ServeUpstream: Sendable {
     private let configuration: WarmConfiguration
     private let store: any QuotaLedger
-    private let transport: any HTTPTransport
-    private let pacing: Pacing<ContinuousClock>
+    /// Times the quota gates (their blocks on its clock, their days on its wall clock).
+    private let time: TimeSource
     private let stop = WarmStop()
-    private let tally = WarmTally()
     private let now: @Sendable () -> Date
+    /// One try of the fetch stage through a gate, on the process's pacing and clock.
+    private let fetchThrough: @Sendable (QuotaGate, FetchTarget) async throws -> FetchResult
     private let logger: Logger
     private let state: Mutex<State>
 
@@ -38,9 +39,10 @@ final class ServeUpstream: Sendable {
         }
     }
 
+    /// The way to OMDb `configuration` names, through `transport`, its ledger in `store`, timed by `time`.
     init(
-        configuration: WarmConfiguration, store: any QuotaLedger, transport: any HTTPTransport,
-        now: @escaping @Sendable () -> Date, logger: Logger
+        configuration: WarmConfiguration, store: any QuotaLedger, transport: any HTTPTransport, time: TimeSource,
+        logger: Logger
     ) {
         var configuration = configuration
         configuration.circuitBreaker = CircuitBreaker(
@@ -48,26 +50,44 @@ final class ServeUpstream: Sendable {
             coolDown: configuration.circuitBreaker.coolDown)
         self.configuration = configuration
         self.store = store
-        self.transport = transport
-        self.now = now
+        self.now = time.wall.now
+        self.time = time
         self.logger = logger
-        pacing = Pacing(configuration: configuration, clock: ContinuousClock())
+        fetchThrough = Self.fetching(
+            configuration: configuration, transport: transport, clock: time.clock, now: time.wall.now, stop: stop,
+            logger: logger)
         state = Mutex(State())
     }
+
+    /// The fetch stage's one try, its pacing made once for the process on `clock` (the clock's own
+    /// type, opened from the time source, is what the rate limiter and breaker run on).
+    private static func fetching<C: Clock>(
+        configuration: WarmConfiguration, transport: any HTTPTransport, clock: C, now: @escaping @Sendable () -> Date,
+        stop: WarmStop, logger: Logger
+    ) -> @Sendable (QuotaGate, FetchTarget) async throws -> FetchResult where C.Duration == Duration {
+        let pacing = Pacing(configuration: configuration, clock: clock)
+        let tally = WarmTally()
+        return { gate, target in
+            let fetcher = FilmFetcher(
+                transport: transport, urlPrefix: configuration.urlPrefix, requestPrefix: configuration.requestPrefix,
+                echo: configuration.apiKey.echo,
+                backoff: configuration.backoff, gate: gate, pacing: pacing, stop: stop, tally: tally,
+                clock: clock, now: now, logger: logger, waitsOutPauses: false)
+            return try await fetcher.fetch(target)
+        }
+    }
+
+    /// The fingerprint of the key calls are made with, as the ledger names it.
+    var keyFingerprint: String { configuration.apiKey.fingerprint }
 
     /// Fetches one target. Never throws: a key OMDb rejects or a ledger that cannot be written is
     /// logged and answered as a failure.
     func fetch(_ target: FetchTarget) async -> FetchResult {
         let instant = now()
         guard let gate = gate(at: instant) else { return .noBudget }
-        let fetcher = FilmFetcher(
-            transport: transport, urlPrefix: configuration.urlPrefix, requestPrefix: configuration.requestPrefix,
-            echo: configuration.apiKey.echo,
-            backoff: configuration.backoff, gate: gate, pacing: pacing, stop: stop, tally: tally,
-            clock: ContinuousClock(), now: now, logger: logger, waitsOutPauses: false)
         let result: FetchResult
         do {
-            result = try await fetcher.fetch(target)
+            result = try await fetchThrough(gate, target)
         } catch let error as WarmError {
             logger.error("OMDb refused the call", metadata: ["error": "\(error)"])
             return .failed("\(error)", httpStatus: 401)
@@ -134,8 +154,7 @@ final class ServeUpstream: Sendable {
             if let gate = state.gate { return gate }
             let gate = QuotaGate(
                 store: store, key: configuration.apiKey.fingerprint, dailyLimit: configuration.dailyLimit,
-                usable: configuration.dailyLimit, block: 1, growth: 1,
-                time: TimeSource(clock: ContinuousClock(), wall: WallClock(now: now)),
+                usable: configuration.dailyLimit, block: 1, growth: 1, time: time,
                 quotaDay: { [configuration] in configuration.quotaDay(containing: $0) })
             state.gate = gate
             return gate

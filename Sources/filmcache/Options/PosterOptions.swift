@@ -65,7 +65,7 @@ struct PosterOptions: ParsableArguments {
     /// Runs a poster job over `cache` into `store`, its own transport and pace; prints the summary.
     static func run(
         cache: any PosterIndex, store: PosterStore, settings: PosterSettings, fetchedSince: Date?, prune: Bool,
-        stop: WarmStop, logger: Logger, now: @escaping @Sendable () -> Date
+        stop: WarmStop, logger: Logger, time: TimeSource
     ) async throws(PosterJobError) -> PosterSummary {
         var options = CurlMultiTransport.Options()
         options.maxInFlight = settings.maxInFlight
@@ -75,7 +75,7 @@ struct PosterOptions: ParsableArguments {
         defer { transport.shutdown() }
         let job = PosterJob(
             cache: cache, store: store, transport: transport, settings: settings,
-            time: TimeSource(clock: ContinuousClock(), wall: WallClock(now: now)), logger: logger)
+            time: time, logger: logger)
         var summary = try await job.run(fetchedSince: fetchedSince, stop: stop)
         if prune && !summary.stopped { summary.pruned = try await job.prune() }
         print(PosterReport.text(summary, store: store.root))

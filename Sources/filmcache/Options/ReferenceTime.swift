@@ -46,6 +46,12 @@ enum ReferenceTime {
         return { Date().addingTimeInterval(offset) }
     }
 
+    /// The command's time source, made once and handed down: the continuous clock for durations, and
+    /// ``clock()``'s wall clock for instants.
+    static func source() throws -> TimeSource {
+        TimeSource(clock: ContinuousClock(), wall: WallClock(now: try clock()))
+    }
+
     /// An ISO 8601 instant, `2026-11-21T12:00:00Z` or with an offset (`+01:00`), fractions of a
     /// second allowed; or a date alone, `2026-11-21`, standing for its midnight UTC.
     static func instant(_ text: String) -> Date? {

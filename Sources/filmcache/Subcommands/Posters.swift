@@ -1,5 +1,6 @@
 import ArgumentParser
 import FilmCacheKit
+import FilmCachePostgres
 import Foundation
 
 extension FilmCacheCommand {
@@ -56,20 +57,24 @@ extension FilmCacheCommand {
             if case .sqlite(let database) = location, !FileManager.default.fileExists(atPath: database) {
                 throw fail("no cache database at \(database)", status: ExitStatus.noInput)
             }
-            let now = try ReferenceTime.clock()
+            let time = try ReferenceTime.source()
             let store = try PosterOptions.openStore(directory)
-            let signals = StopSignals(logger: logger)
-            defer { signals.cancel() }
-            let cache = try await common.open(location, job: job, logger: logger)
-            let summary: PosterSummary
-            do {
-                summary = try await PosterOptions.run(
-                    cache: cache, store: store, settings: posterOptions.settings(job: job), fetchedSince: nil,
-                    prune: prune, stop: signals.stop, logger: logger, now: now)
-            } catch {
-                throw fail(error.description, status: PosterOptions.exitStatus(for: error))
+            let signals = await StopSignals(logger: logger)
+            // A PostgreSQL cache's pool runs in the group, beside the run and shut down after it.
+            let pool = PostgresPoolService(time: time)
+            let summary = try await CommandGroup.run(beside: [signals, pool], logger: logger) {
+                let cache = try await common.open(location, job: job, logger: logger, pool: pool)
+                let summary: PosterSummary
+                do throws(PosterJobError) {
+                    summary = try await PosterOptions.run(
+                        cache: cache, store: store, settings: posterOptions.settings(job: job), fetchedSince: nil,
+                        prune: prune, stop: signals.stop, logger: logger, time: time)
+                } catch {
+                    throw fail(error.description, status: PosterOptions.exitStatus(for: error))
+                }
+                await cache.close()
+                return summary
             }
-            await cache.close()
             let status = PosterOptions.exitStatus(for: summary)
             if status != 0 { throw ExitCode(status) }
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Dispatch
 import FilmCacheKit
+import FilmCachePostgres
 import FilmCacheServe
 import Foundation
 import Logging
@@ -97,7 +97,7 @@ extension FilmCacheCommand {
             let job = try jobOptions.load()
             let logger = try common.makeLogger(job: job)
             let location = try common.location(job: job)
-            let now = try ReferenceTime.clock()
+            let time = try ReferenceTime.source()
             let tokens: ServeTokens
             do {
                 tokens = try ServeTokens.load(path: tokensFile)
@@ -112,37 +112,28 @@ extension FilmCacheCommand {
             settings.apply(given)
             let (host, port) = try Self.address(listen)
 
-            let store = try await common.open(location, job: job, logger: logger)
+            // A PostgreSQL cache's pool runs in the serve group, shut down after everything that uses it.
+            let pool = PostgresPoolService(time: time)
+            let store = try await common.open(location, job: job, logger: logger, pool: pool)
             let metrics = ServeMetrics()
             let transport = CurlMultiTransport(options: options)
             defer { transport.shutdown() }
             let engine = ServeEngine(
                 store: store, tokens: tokens, configuration: configuration, settings: settings,
-                transport: CountingTransport(transport, metrics: metrics), now: now, logger: logger)
+                transport: CountingTransport(transport, metrics: metrics), time: time, logger: logger)
             let pages = ServePages(
-                store: store, configuration: configuration, metrics: metrics, now: now, logger: logger)
+                store: store, configuration: configuration, metrics: metrics, now: time.wall.now, logger: logger)
 
             // SIGHUP reads the tokens file again; a file that is now bad leaves the old tokens in place.
-            signal(SIGHUP, SIG_IGN)
             signal(SIGPIPE, SIG_IGN)
-            let reload = DispatchSource.makeSignalSource(signal: SIGHUP)
-            reload.setEventHandler { [tokensFile] in
-                do {
-                    let fresh = try ServeTokens.load(path: tokensFile)
-                    engine.replaceTokens(fresh)
-                    logger.notice("tokens file read again", metadata: ["tokens": "\(fresh.count)"])
-                } catch {
-                    logger.error("tokens file not read again; the old tokens stay", metadata: ["error": "\(error)"])
-                }
-            }
-            reload.resume()
-            defer { reload.cancel() }
+            let reload = await TokenReloadService(engine: engine, path: tokensFile, logger: logger)
 
             var listenOptions = ServeListenOptions(host: host, port: port)
             if let deadline = given[.requestHeadTimeout] { listenOptions.headDeadline = deadline }
             do {
                 try await ServeHTTP.run(
-                    engine: engine, metrics: metrics, pages: pages, options: listenOptions, logger: logger)
+                    engine: engine, metrics: metrics, pages: pages, options: listenOptions, time: time,
+                    logger: logger, beside: [pool, reload])
             } catch {
                 await store.close()
                 throw fail("serve: \(error)", status: ExitStatus.unavailable)

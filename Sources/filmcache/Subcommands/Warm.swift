@@ -1,5 +1,6 @@
 import ArgumentParser
 import FilmCacheKit
+import FilmCachePostgres
 import Foundation
 import Logging
 
@@ -88,98 +89,102 @@ extension FilmCacheCommand {
             let worklists = try JobOptions.worklists(arguments: worklists, job: job)
             let location = try common.location(job: job)
             let database = location.displayName
-            let signals = StopSignals(logger: logger)
-            defer { signals.cancel() }
+            let signals = await StopSignals(logger: logger)
             let started = ContinuousClock.now
-            let now = try ReferenceTime.clock()
-            let startedAt = now()
-            let posters = try (posterStore ?? job?.posterStore).map(PosterOptions.openStore)
-            let metricsPath = metricsFile ?? job?.metricsFile
-            try validateMetricsFile(metricsPath)
-            var (configuration, options) = try fetch.configuration(
-                database: database, worklists: worklists, job: job, jobPath: jobOptions.path)
-            configuration.worklistFormat = worklistFormat.resolved(job: job)
-            planning.apply(to: &configuration.planSettings, job: job)
-            refreshing.apply(to: &configuration.planSettings, now: now())
-            let key = configuration.apiKey
-            if let maxRuntime = runtime.maxRuntime?.duration ?? job?.maxRuntime {
-                configuration.maxRuntime = maxRuntime
-            }
-            if let claimLease = runtime.claimLease?.duration ?? job?.claimLease {
-                configuration.claimLease = claimLease
-            }
+            let time = try ReferenceTime.source()
+            let now = time.wall.now
+            // A PostgreSQL cache's pool runs in the group, beside the run and shut down after it.
+            let pool = PostgresPoolService(time: time)
+            try await CommandGroup.run(beside: [signals, pool], logger: logger) {
+                let startedAt = now()
+                let posters = try (posterStore ?? job?.posterStore).map(PosterOptions.openStore)
+                let metricsPath = metricsFile ?? job?.metricsFile
+                try validateMetricsFile(metricsPath)
+                var (configuration, options) = try fetch.configuration(
+                    database: database, worklists: worklists, job: job, jobPath: jobOptions.path)
+                configuration.worklistFormat = worklistFormat.resolved(job: job)
+                planning.apply(to: &configuration.planSettings, job: job)
+                refreshing.apply(to: &configuration.planSettings, now: now())
+                let key = configuration.apiKey
+                if let maxRuntime = runtime.maxRuntime?.duration ?? job?.maxRuntime {
+                    configuration.maxRuntime = maxRuntime
+                }
+                if let claimLease = runtime.claimLease?.duration ?? job?.claimLease {
+                    configuration.claimLease = claimLease
+                }
 
-            // One warm at a time on a file; warms on a PostgreSQL cache share its plan instead.
-            var lock: RunLock?
-            do {
-                if case .sqlite(let database) = location {
-                    lock = try RunLock.acquire(forDatabase: database, wait: wait) { holder in
-                        let who = holder.map { "pid \($0)" } ?? "pid unknown"
-                        logger.notice(
-                            "another warm holds \(RunLock.path(forDatabase: database)) (\(who)); waiting for it")
-                    } giveUp: {
-                        signals.stop.isRequested
+                // One warm at a time on a file; warms on a PostgreSQL cache share its plan instead.
+                var lock: RunLock?
+                do throws(RunLockError) {
+                    if case .sqlite(let database) = location {
+                        lock = try RunLock.acquire(forDatabase: database, wait: wait) { holder in
+                            let who = holder.map { "pid \($0)" } ?? "pid unknown"
+                            logger.notice(
+                                "another warm holds \(RunLock.path(forDatabase: database)) (\(who)); waiting for it")
+                        } giveUp: {
+                            signals.stop.isRequested
+                        }
+                    }
+                } catch .gaveUp(let path) {
+                    throw fail(RunLockError.gaveUp(path: path).description, status: ExitStatus.tryAgainLater)
+                } catch .held(let path, let pid) {
+                    let who = pid.map { "pid \($0)" } ?? "pid unknown"
+                    throw fail(
+                        "another warm holds \(path) (\(who)); this run stops here, the next one carries on"
+                            + " (pass --wait to wait for it instead)",
+                        status: ExitStatus.tryAgainLater)
+                } catch {
+                    throw fail(error.description, status: ExitStatus.ioError)
+                }
+                defer { lock?.release() }
+
+                let store = try await common.open(location, job: job, logger: logger, pool: pool)
+                let transport = CurlMultiTransport(options: options)
+                defer { transport.shutdown() }
+
+                let summary: WarmSummary
+                do throws(WarmError) {
+                    summary = try await runtime.run(
+                        WarmJob(
+                            configuration: configuration, store: store, transport: transport,
+                            time: time, logger: logger),
+                        stop: signals.stop, jobFile: job, logger: logger)
+                } catch {
+                    await writeMetrics(
+                        to: metricsPath, nil, status: Self.exitStatus(for: error), store, configuration, since: started,
+                        now: now)
+                    await store.close()
+                    throw fail(error.description, status: Self.exitStatus(for: error))
+                }
+                print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
+                var status = Self.exitStatus(for: summary)
+                let metricsWritten = await writeMetrics(
+                    to: metricsPath, summary, status: status, store, configuration, since: started, now: now)
+                if !metricsWritten && status == 0 { status = ExitStatus.ioError }
+                if let posters, Self.fetchesPosters(after: summary.stopReason) {
+                    do throws(PosterJobError) {
+                        let posterSummary = try await PosterOptions.run(
+                            cache: store, store: posters, settings: posterOptions.settings(job: job),
+                            fetchedSince: startedAt, prune: false, stop: signals.stop, logger: logger, time: time)
+                        if posterSummary.stopped && status == 0 { status = ExitStatus.tryAgainLater }
+                    } catch {
+                        StandardError.write("filmcache: posters: \(error.description)")
+                        if status == 0 { status = PosterOptions.exitStatus(for: error) }
                     }
                 }
-            } catch .gaveUp(let path) {
-                throw fail(RunLockError.gaveUp(path: path).description, status: ExitStatus.tryAgainLater)
-            } catch .held(let path, let pid) {
-                let who = pid.map { "pid \($0)" } ?? "pid unknown"
-                throw fail(
-                    "another warm holds \(path) (\(who)); this run stops here, the next one carries on"
-                        + " (pass --wait to wait for it instead)",
-                    status: ExitStatus.tryAgainLater)
-            } catch {
-                throw fail(error.description, status: ExitStatus.ioError)
-            }
-            defer { lock?.release() }
-
-            let store = try await common.open(location, job: job, logger: logger)
-            let transport = CurlMultiTransport(options: options)
-            defer { transport.shutdown() }
-
-            let summary: WarmSummary
-            do {
-                summary = try await runtime.run(
-                    WarmJob(
-                        configuration: configuration, store: store, transport: transport,
-                        time: TimeSource(clock: ContinuousClock(), wall: WallClock(now: now)), logger: logger),
-                    stop: signals.stop, jobFile: job, logger: logger)
-            } catch {
-                await writeMetrics(
-                    to: metricsPath, nil, status: Self.exitStatus(for: error), store, configuration, since: started,
-                    now: now)
                 await store.close()
-                throw fail(error.description, status: Self.exitStatus(for: error))
-            }
-            print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
-            var status = Self.exitStatus(for: summary)
-            let metricsWritten = await writeMetrics(
-                to: metricsPath, summary, status: status, store, configuration, since: started, now: now)
-            if !metricsWritten && status == 0 { status = ExitStatus.ioError }
-            if let posters, Self.fetchesPosters(after: summary.stopReason) {
-                do {
-                    let posterSummary = try await PosterOptions.run(
-                        cache: store, store: posters, settings: posterOptions.settings(job: job),
-                        fetchedSince: startedAt, prune: false, stop: signals.stop, logger: logger, now: now)
-                    if posterSummary.stopped && status == 0 { status = ExitStatus.tryAgainLater }
-                } catch {
-                    StandardError.write("filmcache: posters: \(error.description)")
-                    if status == 0 { status = PosterOptions.exitStatus(for: error) }
+                switch summary.stopReason {
+                case .notOMDb?:
+                    throw fail(
+                        "the base URL does not answer like OMDb: \(summary.stopDetail ?? "?"); check --base-url",
+                        status: status)
+                case .unreachable?:
+                    throw fail("OMDb unreachable: \(summary.stopDetail ?? "?")", status: status)
+                case nil where summary.nothingSucceeded:
+                    throw fail("no ID got an answer (\(summary.failed) failed; see the log)", status: status)
+                default:
+                    if status != 0 { throw ExitCode(status) }
                 }
-            }
-            await store.close()
-            switch summary.stopReason {
-            case .notOMDb?:
-                throw fail(
-                    "the base URL does not answer like OMDb: \(summary.stopDetail ?? "?"); check --base-url",
-                    status: status)
-            case .unreachable?:
-                throw fail("OMDb unreachable: \(summary.stopDetail ?? "?")", status: status)
-            case nil where summary.nothingSucceeded:
-                throw fail("no ID got an answer (\(summary.failed) failed; see the log)", status: status)
-            default:
-                if status != 0 { throw ExitCode(status) }
             }
         }
 

@@ -53,16 +53,20 @@ extension CommonOptions {
     /// build's schema is refused. The password comes from the job's `db_password_file`,
     /// `PGPASSWORD`, or `PGPASSFILE`/`~/.pgpass`. A server that cannot be reached is exit 75 (the
     /// next run tries again), a password file that cannot be read 78, other failures 74.
-    func open(_ location: DatabaseLocation, job: JobFile?, logger: Logger, readOnly: Bool = false) async throws
-        -> any CacheBackend
-    {
-        try await Self.open(location, job: job, logger: logger, readOnly: readOnly)
+    ///
+    /// With `pool`, a PostgreSQL backend's pool runs in that service, in the command's group.
+    func open(
+        _ location: DatabaseLocation, job: JobFile?, logger: Logger, readOnly: Bool = false,
+        pool: PostgresPoolService? = nil
+    ) async throws -> any CacheBackend {
+        try await Self.open(location, job: job, logger: logger, readOnly: readOnly, pool: pool)
     }
 
     /// Opens the cache at `location` (see the instance method).
-    static func open(_ location: DatabaseLocation, job: JobFile?, logger: Logger, readOnly: Bool = false) async throws
-        -> any CacheBackend
-    {
+    static func open(
+        _ location: DatabaseLocation, job: JobFile?, logger: Logger, readOnly: Bool = false,
+        pool: PostgresPoolService? = nil
+    ) async throws -> any CacheBackend {
         switch location {
         case .sqlite(let path):
             do {
@@ -73,7 +77,8 @@ extension CommonOptions {
         case .postgres(let server):
             let password = try Self.password(server, job: job, logger: logger)
             do {
-                return try await PostgresBackend.open(server, password: password, logger: logger, readOnly: readOnly)
+                return try await PostgresBackend.open(
+                    server, password: password, logger: logger, readOnly: readOnly, pool: pool)
             } catch {
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }

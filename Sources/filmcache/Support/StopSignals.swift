@@ -1,7 +1,9 @@
-import Dispatch
 import FilmCacheKit
 import Foundation
 import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
 
 /// Turns SIGINT, SIGTERM and SIGHUP into a clean stop of a warm; a second signal exits at once.
 ///
@@ -14,39 +16,47 @@ import Logging
 /// with 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP): every committed batch is
 /// kept (each is one transaction in a WAL database) and the ledger may over-count by the
 /// calls reserved but not sent, never under-count.
-final class StopSignals {
+///
+/// The signals are trapped when it is made, before the command's group runs; it handles them
+/// while ``run()`` runs, as the group's first service, shut down last: after the run has finished,
+/// so a second signal during the finish still exits at once. The group's own graceful shutdown on
+/// SIGINT and SIGTERM waits for the run, which this service's stop request ends.
+struct StopSignals: Service {
     /// The token the signals request.
     let stop = WarmStop()
-    private let sources: [any DispatchSourceSignal]
-    private static let handled: [(number: Int32, name: String)] = [
-        (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"),
-    ]
+    private let interrupts: UnixSignalsSequence
+    private let hangUps: UnixSignalsSequence
+    private let logger: Logger
 
-    /// Installs the handling; the default disposition is ignored until ``cancel()``.
-    init(logger: Logger) {
-        let stop = stop
+    /// Traps the signals (SIGHUP through a sequence of its own) and ignores SIGPIPE.
+    init(logger: Logger) async {
         signal(SIGPIPE, SIG_IGN)
-        sources = Self.handled.map { number, name in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if stop.request(.interrupted) {
-                    logger.notice(
-                        "\(name) received: stopping; requests in flight finish and are stored (again to exit at once)")
-                } else {
-                    TerminalStatusLine.standardError.clear()
-                    StandardError.write("filmcache: \(name) again: exiting at once; committed results are kept")
-                    _exit(128 + number)
+        interrupts = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        hangUps = await UnixSignalsSequence(trapping: .sighup)
+        self.logger = logger
+    }
+
+    /// Handles the signals until the group's graceful shutdown reaches this service.
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            for signals in [interrupts, hangUps] {
+                group.addTask { [self] in
+                    for await signal in signals.cancelOnGracefulShutdown() { handle(signal) }
                 }
             }
-            source.resume()
-            return source
         }
     }
 
-    /// Stops handling the signals and restores their default disposition.
-    func cancel() {
-        for source in sources { source.cancel() }
-        for (number, _) in Self.handled { signal(number, SIG_DFL) }
+    /// The first stop signal stops the run; another exits at once.
+    private func handle(_ signal: UnixSignal) {
+        let name = signal.description
+        if stop.request(.interrupted) {
+            logger.notice(
+                "\(name) received: stopping; requests in flight finish and are stored (again to exit at once)")
+        } else {
+            TerminalStatusLine.standardError.clear()
+            StandardError.write("filmcache: \(name) again: exiting at once; committed results are kept")
+            _exit(128 + signal.rawValue)
+        }
     }
 }
