@@ -59,7 +59,22 @@ let package = Package(
             ]
         ),
         .target(name: "SplitMix"),
-        .target(name: "OMDbStandIn", dependencies: ["SplitMix"]),
+        // The OMDb stand-in: Hummingbird on NIO, its faults below HTTP as channel handlers.
+        .target(
+            name: "OMDbStandIn",
+            dependencies: [
+                "SplitMix",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "omdb-standin",
             dependencies: [
