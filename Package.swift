@@ -53,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "filmcache",
             dependencies: [
-                "FilmCacheKit", "FilmCachePostgres", "FilmCacheSQLite", "FilmCacheServe",
+                "FilmCacheKit", "FilmCachePostgres", "FilmCachePrometheus", "FilmCacheSQLite", "FilmCacheServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -96,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FilmCacheKitTests",
-            dependencies: ["FilmCacheKit", "FilmCacheSQLite", "OMDbStandIn", "SplitMix"],
+            dependencies: ["FilmCacheKit", "FilmCachePrometheus", "FilmCacheSQLite", "OMDbStandIn", "SplitMix"],
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
@@ -133,6 +133,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The warm's Prometheus textfile rendered by swift-prometheus, which stays out of FilmCacheKit.
+        .target(
+            name: "FilmCachePrometheus",
+            dependencies: ["FilmCacheKit", .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         .target(name: "PostgresScratch"),
         .testTarget(
