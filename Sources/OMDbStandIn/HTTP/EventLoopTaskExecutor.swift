@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 
 /// Runs Swift tasks on an event loop group's threads instead of the shared cooperative pool.
 ///
@@ -13,9 +14,11 @@ final class EventLoopTaskExecutor: TaskExecutor {
         self.group = group
     }
 
-    /// Runs `job` on the next loop.
+    /// Runs `job` on the loop it is enqueued from (where a connection's read or write just
+    /// completed, so its task stays with its socket's thread), or on the next loop from elsewhere.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        group.next().execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.next()
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -28,7 +28,7 @@ struct HTTPRequest: Sendable {
         self.method = method
         self.headers = headers
         var target = Substring(target)
-        if let schemeEnd = target.range(of: "://") {
+        if target.first != "/", let schemeEnd = target.range(of: "://") {
             // Absolute form (`GET http://host/path?q HTTP/1.1`): keep only path and query.
             let afterScheme = target[schemeEnd.upperBound...]
             target = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
@@ -39,7 +39,7 @@ struct HTTPRequest: Sendable {
         if let questionMark {
             for pair in target[target.index(after: questionMark)...].split(separator: "&") {
                 let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = Self.percentDecoded(nameAndValue[0]).lowercased()
+                let name = Self.lowercased(Self.percentDecoded(nameAndValue[0]))
                 guard !name.isEmpty else { continue }
                 query[name] = nameAndValue.count > 1 ? Self.percentDecoded(nameAndValue[1]) : ""
             }
@@ -48,6 +48,10 @@ struct HTTPRequest: Sendable {
 
     /// Decodes `%XX` escapes and `+` (as a space, the form encoding clients use in queries).
     static func percentDecoded(_ text: Substring) -> String {
+        // Most names and values hold neither: every request's query is read, so they are copied as they are.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         let utf8 = Array(text.utf8)
         var index = 0
@@ -64,6 +68,13 @@ struct HTTPRequest: Sendable {
             index += 1
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `text` in lower case; as it is when it holds no capital ASCII letter and nothing beyond ASCII
+    /// (OMDb's parameter names are mostly lower case already).
+    private static func lowercased(_ text: String) -> String {
+        text.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 }
+            ? text.lowercased() : text
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
