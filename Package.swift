@@ -53,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "filmcache",
             dependencies: [
-                "FilmCacheKit", "FilmCachePostgres", "FilmCacheSQLite", "FilmCacheServe",
+                "FilmCacheKit", "FilmCachePostgres", "FilmCachePrometheus", "FilmCacheSQLite", "FilmCacheServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -61,7 +61,22 @@ let package = Package(
             ]
         ),
         .target(name: "SplitMix"),
-        .target(name: "OMDbStandIn", dependencies: ["SplitMix"]),
+        // The OMDb stand-in: Hummingbird on NIO, its faults below HTTP as channel handlers.
+        .target(
+            name: "OMDbStandIn",
+            dependencies: [
+                "SplitMix",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "omdb-standin",
             dependencies: [
@@ -83,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FilmCacheKitTests",
-            dependencies: ["FilmCacheKit", "FilmCacheSQLite", "OMDbStandIn", "SplitMix"],
+            dependencies: ["FilmCacheKit", "FilmCachePrometheus", "FilmCacheSQLite", "OMDbStandIn", "SplitMix"],
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
@@ -136,6 +151,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        // The warm's Prometheus textfile rendered by swift-prometheus, which stays out of FilmCacheKit.
+        .target(
+            name: "FilmCachePrometheus",
+            dependencies: ["FilmCacheKit", .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         .target(name: "PostgresScratch"),
         .testTarget(

@@ -31,6 +31,43 @@ import Testing
         }
     }
 
+    /// An HTTP/1.0 request is answered and its connection closed, unless it asked for keep-alive.
+    @Test func http10ClosesUnlessKeepAliveIsAskedFor() throws {
+        let film = StandInHarness.firstFilm(of: .movie)
+        try StandInHarness.withServer { _, port in
+            let closing = try RawHTTPConnection(port: port)
+            try closing.send(raw: "GET /?apikey=demo&i=\(film.imdbID) HTTP/1.0\r\nHost: x\r\n\r\n")
+            let closed = try closing.readResponse()
+            #expect(closed.body == film.body)
+            #expect(closed.headers["connection"] == "close")
+            #expect(closing.peerClosed())
+
+            let kept = try RawHTTPConnection(port: port)
+            for _ in 0..<2 {
+                try kept.send(raw: "GET /?apikey=demo&i=\(film.imdbID) HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+                let response = try kept.readResponse()
+                #expect(response.body == film.body)
+                #expect(response.headers["connection"] == "keep-alive")
+            }
+        }
+    }
+
+    /// `HEAD` answers the head of `GET`, its full `Content-Length` included, without the body.
+    @Test func headAnswersTheHeadWithoutTheBody() throws {
+        let film = StandInHarness.firstFilm(of: .movie)
+        try StandInHarness.withServer { _, port in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.sendRequest("/?apikey=demo&i=\(film.imdbID)", method: "HEAD")
+            try connection.sendRequest("/?apikey=demo&i=\(film.imdbID)")
+            // The HEAD answer's declared length is not followed by a body: reading it as a body would
+            // swallow the next answer's head, so the second answer is read from the raw bytes after it.
+            let head = try connection.readHead()
+            #expect(head.status == 200)
+            #expect(head.declaredLength == film.body.count)
+            #expect(try connection.readResponse().body == film.body)
+        }
+    }
+
     /// Pipelined requests are answered in order.
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let films = Array(StandInHarness.films.prefix(5))

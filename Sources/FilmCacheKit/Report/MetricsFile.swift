@@ -1,6 +1,7 @@
 import Foundation
 
-/// The warm's Prometheus textfile (`--metrics-file`), for node_exporter's textfile collector.
+/// What the warm's Prometheus textfile (`--metrics-file`) holds, and how it is replaced; the text
+/// itself is rendered by swift-prometheus outside this module (FilmCachePrometheus's `MetricsTextfile`).
 ///
 /// The file is replaced atomically at the end of every run, so the collector never reads half
 /// of one. Counters (`*_total`) continue from the file being replaced, so they only grow from
@@ -9,13 +10,8 @@ public enum MetricsFile {
     /// Counter families whose totals carry over from the previous file.
     static let counterNames: Set<String> = ["filmcache_calls_total", "filmcache_films_upserted_total"]
 
-    /// The file's text for `metrics`, continuing the counters found in `previous` (the old file's text).
-    public static func render(_ metrics: WarmMetrics, previous: String? = nil) -> String {
-        MetricFamily.text(families(metrics, previous: previousTotals(previous ?? "")))
-    }
-
     /// Every family the file holds, in the order written. docs/METRICS.md documents each one.
-    static func families(_ m: WarmMetrics, previous: [String: Double]) -> [MetricFamily] {
+    package static func families(_ m: WarmMetrics, previous: [String: Double]) -> [MetricFamily] {
         func gauge(_ name: String, _ help: String, _ value: Double) -> MetricFamily {
             MetricFamily(name, .gauge, help: help, value: value)
         }
@@ -75,7 +71,7 @@ public enum MetricsFile {
     }
 
     /// The counter values in an earlier file, by series; anything unreadable is left out.
-    static func previousTotals(_ text: String) -> [String: Double] {
+    package static func previousTotals(_ text: String) -> [String: Double] {
         var totals: [String: Double] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]),
@@ -88,19 +84,13 @@ public enum MetricsFile {
         return totals
     }
 
-    /// Writes the file for `metrics` at `path`, atomically, continuing the counters of the file it replaces.
-    public static func write(_ metrics: WarmMetrics, to path: String) throws(WriteError) {
-        let previous = try? String(contentsOfFile: path, encoding: .utf8)
-        try writeAtomically(render(metrics, previous: previous), to: path)
-    }
-
     /// Replaces `path` with `text` so that readers see the old file or the new one, never a part.
     ///
     /// The text goes to a hidden temporary file in the same directory (same file system, and a
     /// name the textfile collector ignores), is flushed to disk, and is renamed over `path`
     /// (``TemporaryFile/replace(_:with:mode:sync:)``); the directory is then flushed so the
     /// rename survives a crash.
-    static func writeAtomically(_ text: String, to path: String) throws(WriteError) {
+    package static func writeAtomically(_ text: String, to path: String) throws(WriteError) {
         if let reason = TemporaryFile.replace(path, with: Array(text.utf8), mode: 0o644, sync: true) {
             throw WriteError(path: path, reason: reason)
         }

@@ -1,4 +1,9 @@
 import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +16,8 @@ import Foundation
 /// An HTTP/1.1 server on 127.0.0.1 (or another address it is given) that answers like OMDb
 /// (omdbapi.com) from a fixture corpus.
 ///
-/// Plain POSIX sockets, one thread per keep-alive connection. Endpoints:
+/// Hummingbird on NIO's shared event loops; faults below HTTP (a reset, a truncated body) are
+/// carried out by a channel handler on each connection. Endpoints:
 /// - `GET /?apikey=KEY&i=ttNNN` (also `t=Title`, optional `y=`, `type=`; `plot=full` lengthens the
 ///   `Plot`), `s=` searches and `Season=`/`Episode=` lists as `OMDbAnswers` describes them: the
 ///   film's stored body, OMDb's misses such as `Incorrect IMDb ID.` / `Movie not found!` (200),
@@ -28,21 +34,23 @@ import Foundation
 /// ```
 public final class OMDbStandInServer: Sendable {
     private struct Lifecycle {
-        /// The listening socket, -1 before start.
-        var listener: Int32 = -1
+        /// Set once by `start()`.
+        var isStarted = false
+        /// The listening channel while running.
+        var listener: (any Channel)?
         /// The bound port.
         var port: Int?
         /// Set once by `stop()`.
         var isStopping = false
-        /// Open connection sockets, so `stop()` can shut them down.
-        var connections: Set<Int32> = []
+        /// The task running the server.
+        var task: Task<Void, Never>?
     }
 
     /// The configuration the server was created with (runtime behaviour changes are not reflected here).
     public let configuration: StandInConfiguration
     private let engine: StandInEngine
     private let lifecycle = Locked(Lifecycle())
-    private let acceptFinished = DispatchSemaphore(value: 0)
+    private let connections = StandInConnections()
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Creates a server; nothing is bound until `start()`.
@@ -53,23 +61,72 @@ public final class OMDbStandInServer: Sendable {
 
     /// Binds the configured address and port, starts accepting, and returns the bound port.
     public func start() throws(StandInServerError) -> Int {
-        signal(SIGPIPE, SIG_IGN)
-        let listener = try Self.makeListener(host: configuration.host, port: configuration.port)
-        let port = try Self.boundPort(of: listener)
+        let host = configuration.host
+        let port = configuration.port
+        guard (0...65_535).contains(port) else { throw .invalidPort(port) }
+        guard Self.isIPv4Address(host) else { throw .invalidHost(host) }
         let alreadyStarted = lifecycle.withLock { state -> Bool in
-            guard state.listener < 0, !state.isStopping else { return true }
-            state.listener = listener
-            state.port = port
+            guard !state.isStarted else { return true }
+            state.isStarted = true
             return false
         }
-        if alreadyStarted {
-            close(listener)
-            throw .alreadyStarted
+        if alreadyStarted { throw .alreadyStarted }
+
+        let group = MultiThreadedEventLoopGroup.singleton
+        let outcome = Locked<Result<any Channel, StandInServerError>?>(nil)
+        let settled = DispatchSemaphore(value: 0)
+        let settle = { @Sendable (result: Result<any Channel, StandInServerError>) in
+            let first = outcome.withLock { current -> Bool in
+                guard case .none = current else { return false }
+                current = result
+                return true
+            }
+            if first { settled.signal() }
         }
-        let thread = Thread { [self] in acceptLoop(listener) }
-        thread.name = "omdb-standin-accept"
-        thread.start()
-        return port
+        let engine = engine
+        let connections = connections
+        let lifecycle = lifecycle
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [
+                StandInConnectionHandler(engine: engine, connections: connections), StandInWireFaultHandler(),
+            ],
+            idleTimeout: .seconds(Int64(max(1, configuration.idleTimeoutSeconds))))
+        let app = Application(
+            responder: StandInResponder(engine: engine, isStopping: { lifecycle.withLock { $0.isStopping } }),
+            server: .http1(configuration: http1),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: nil, backlog: 1024),
+            onServerRunning: { channel in settle(.success(channel)) },
+            eventLoopGroupProvider: .shared(group),
+            logger: Logger(label: "omdb-standin", factory: { _ in SwiftLogNoOpLogHandler() }))
+        // The server's tasks run on the event loops: a caller blocking its thread (a test reading a
+        // socket) must never starve the server of the thread it needs to answer.
+        let task = Task(executorPreference: EventLoopTaskExecutor(group: group)) {
+            do {
+                try await app.run()
+                settle(.failure(.stoppedBeforeListening))
+            } catch let error as IOError {
+                settle(.failure(.system(call: "bind \(host):\(port)", errno: error.errnoCode)))
+            } catch {
+                settle(.failure(.cannotListen("\(error)")))
+            }
+        }
+        settled.wait()
+        switch outcome.withLock({ $0 })! {
+        case .success(let listener):
+            let boundPort = listener.localAddress?.port ?? port
+            lifecycle.withLock { state in
+                state.listener = listener
+                state.port = boundPort
+                state.task = task
+            }
+            return boundPort
+        case .failure(let error):
+            task.cancel()
+            lifecycle.withLock { $0.isStopping = true }
+            stopped.signal()
+            throw error
+        }
     }
 
     /// The bound port while running, otherwise nil.
@@ -77,23 +134,18 @@ public final class OMDbStandInServer: Sendable {
         lifecycle.withLock { $0.isStopping ? nil : $0.port }
     }
 
-    /// Stops accepting, closes every connection, and returns once the threads have let go of them
-    /// (waiting at most about two seconds). Safe to call more than once.
+    /// Stops accepting, closes every connection, and returns once their sockets are closed. Safe to
+    /// call more than once.
     public func stop() {
-        let listener = lifecycle.withLock { state -> Int32 in
-            guard !state.isStopping, state.listener >= 0 else { return -1 }
+        let running = lifecycle.withLock { state -> (listener: any Channel, task: Task<Void, Never>?)? in
+            guard !state.isStopping, let listener = state.listener else { return nil }
             state.isStopping = true
-            return state.listener
+            return (listener, state.task)
         }
-        guard listener >= 0 else { return }
-        acceptFinished.wait()
-        close(listener)
-        lifecycle.withLock { state in
-            for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
-        }
-        for _ in 0..<200 where !lifecycle.withLock({ $0.connections.isEmpty }) {
-            usleep(10_000)
-        }
+        guard let running else { return }
+        try? running.listener.close().wait()
+        connections.closeAll()
+        running.task?.cancel()
         stopped.signal()
     }
 
@@ -133,122 +185,10 @@ public final class OMDbStandInServer: Sendable {
         engine.updateBehaviour(behaviour)
     }
 
-    // MARK: - Accepting
-
-    private func acceptLoop(_ listener: Int32) {
-        defer { acceptFinished.signal() }
-        while !lifecycle.withLock({ $0.isStopping }) {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else {
-                if errno == EMFILE || errno == ENFILE { usleep(10_000) }
-                continue
-            }
-            let admitted = lifecycle.withLock { state -> Bool in
-                guard !state.isStopping else { return false }
-                state.connections.insert(connection)
-                return true
-            }
-            guard admitted else {
-                close(connection)
-                break
-            }
-            engine.noteConnectionAccepted()
-            Self.configure(connection: connection, idleTimeoutSeconds: configuration.idleTimeoutSeconds)
-            let thread = Thread { [self] in serve(connection) }
-            thread.name = "omdb-standin-connection"
-            thread.start()
-        }
-    }
-
-    private func serve(_ connection: Int32) {
-        var channel = ConnectionChannel(descriptor: connection)
-        var resetOnClose = false
-        exchanges: while let request = channel.nextRequest() {
-            let keepAlive = request.keepAlive && !lifecycle.withLock({ $0.isStopping })
-            let reply = engine.handle(request)
-            if reply.delayMilliseconds > 0 { usleep(UInt32(min(reply.delayMilliseconds, 60_000)) * 1_000) }
-            switch reply.action {
-            case .respond(let response):
-                let body = request.method == "HEAD" ? [] : response.body
-                guard channel.send(response.head(keepAlive: keepAlive) + body), keepAlive else { break exchanges }
-            case .truncate(let response):
-                _ = channel.send(response.head(keepAlive: false) + response.body.prefix(response.body.count / 2))
-                break exchanges
-            case .reset:
-                resetOnClose = true
-                break exchanges
-            }
-        }
-        lifecycle.withLock { _ = $0.connections.remove(connection) }
-        channel.close(reset: resetOnClose)
-    }
-
-    // MARK: - Socket setup
-
-    private static func makeListener(host: String, port: Int) throws(StandInServerError) -> Int32 {
-        guard (0...65_535).contains(port) else { throw .invalidPort(port) }
-        guard let hostAddress = ipv4Address(host) else { throw .invalidHost(host) }
-        #if os(Linux)
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let listener = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard listener >= 0 else { throw .system(call: "socket", errno: errno) }
-        var one: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr = hostAddress
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else {
-            let code = errno
-            close(listener)
-            throw .system(call: "bind \(host):\(port)", errno: code)
-        }
-        guard listen(listener, 1024) == 0 else {
-            let code = errno
-            close(listener)
-            throw .system(call: "listen", errno: code)
-        }
-        return listener
-    }
-
     /// Whether `text` is an IPv4 address (a dotted quad such as `10.0.0.1`) the server can listen on.
-    public static func isIPv4Address(_ text: String) -> Bool { ipv4Address(text) != nil }
-
-    /// `text` as an IPv4 address, or nil when it is not one.
-    private static func ipv4Address(_ text: String) -> in_addr? {
+    public static func isIPv4Address(_ text: String) -> Bool {
         var address = in_addr()
-        return inet_pton(AF_INET, text, &address) == 1 ? address : nil
-    }
-
-    private static func boundPort(of listener: Int32) throws(StandInServerError) -> Int {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let result = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        guard result == 0 else {
-            let code = errno
-            close(listener)
-            throw .system(call: "getsockname", errno: code)
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func configure(connection: Int32, idleTimeoutSeconds: Int) {
-        var one: Int32 = 1
-        setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = timeval(tv_sec: max(1, idleTimeoutSeconds), tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return inet_pton(AF_INET, text, &address) == 1
     }
 }
 
@@ -262,6 +202,10 @@ public enum StandInServerError: Error, CustomStringConvertible {
     case alreadyStarted
     /// A socket call failed.
     case system(call: String, errno: Int32)
+    /// The server could not listen, for a reason other than a socket call's.
+    case cannotListen(String)
+    /// The server ended before it was listening.
+    case stoppedBeforeListening
 
     /// A message a person can act on.
     public var description: String {
@@ -270,6 +214,8 @@ public enum StandInServerError: Error, CustomStringConvertible {
         case .invalidHost(let host): "\(host) is not an IPv4 address (such as 127.0.0.1)"
         case .alreadyStarted: "the server was already started"
         case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+        case .cannotListen(let reason): "cannot listen: \(reason)"
+        case .stoppedBeforeListening: "the server stopped before it was listening"
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A value guarded by a lock, shared between the accept thread, connection threads and callers.
+/// A value guarded by a lock, shared between connections on the event loops and callers.
 final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FilmCacheKit
+import FilmCachePrometheus
 import Foundation
 
 extension FilmCacheCommand.Warm {
@@ -19,7 +20,7 @@ extension FilmCacheCommand.Warm {
             let metrics = try await WarmMetrics.read(
                 from: store, summary: summary, exitStatus: status, duration: ContinuousClock.now - started,
                 keyFingerprint: configuration.apiKey.fingerprint, settings: configuration.planSettings, now: now())
-            try MetricsFile.write(metrics, to: metricsFile)
+            try MetricsTextfile.write(metrics, to: metricsFile)
             return true
         } catch {
             StandardError.write("filmcache: metrics file not written: \(error)")

@@ -1,3 +1,4 @@
+import FilmCachePrometheus
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func theFileIsValidTextFormatWithEveryDocumentedMetric() async throws {
-        let text = MetricsFile.render(try await metrics(summary()))
+        let text = MetricsTextfile.render(try await metrics(summary()))
         let v = try values(text)
         #expect(v["filmcache_last_success_timestamp_seconds"] == finished.timeIntervalSince1970)
         #expect(v["filmcache_last_run_timestamp_seconds"] == finished.timeIntervalSince1970)
@@ -86,8 +87,8 @@ import Testing
 
     @Test func countersCarryOverFromTheFileTheyReplace() async throws {
         let path = dir.file("filmcache.prom")
-        try MetricsFile.write(try await metrics(summary()), to: path)
-        try MetricsFile.write(
+        try MetricsTextfile.write(try await metrics(summary()), to: path)
+        try MetricsTextfile.write(
             try await metrics(summary(film: 10, notFound: 0, failed: 0, retried: 1, limit: 3), status: 75), to: path)
         let v = try values(try String(contentsOfFile: path, encoding: .utf8))
         #expect(v[#"filmcache_calls_total{outcome="film"}"#] == 100)
@@ -100,9 +101,9 @@ import Testing
 
     @Test func aFailedRunKeepsTheCountersAndTheLastSuccessAndOmitsWhatItCannotKnow() async throws {
         let path = dir.file("filmcache.prom")
-        try MetricsFile.write(try await metrics(summary()), to: path)
+        try MetricsTextfile.write(try await metrics(summary()), to: path)
         let earlier = TestDates.utc(2026, 11, 20, 3)
-        try MetricsFile.write(try await metrics(nil, status: 69, lastSuccess: earlier), to: path)
+        try MetricsTextfile.write(try await metrics(nil, status: 69, lastSuccess: earlier), to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let v = try values(text)
         #expect(v["filmcache_last_run_exit_status"] == 69)
@@ -125,16 +126,16 @@ import Testing
             from: SQLiteBackend(store: empty), summary: nil, exitStatus: 0, duration: .zero, keyFingerprint: "ab12",
             settings: PlanSettings(), now: ReportFixtures.now)
         #expect(none.lastSuccessAt == nil)
-        #expect(try values(MetricsFile.render(none))["filmcache_last_success_timestamp_seconds"] == 0)
+        #expect(try values(MetricsTextfile.render(none))["filmcache_last_success_timestamp_seconds"] == 0)
     }
 
     @Test func theWriteReplacesTheFileAtomicallyAndLeavesNoTemporaryFile() async throws {
         let path = dir.file("filmcache.prom")
         try "stale content that is not even metrics\n".write(toFile: path, atomically: false, encoding: .utf8)
         let metrics = try await metrics(summary())
-        try MetricsFile.write(metrics, to: path)
+        try MetricsTextfile.write(metrics, to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text == MetricsFile.render(metrics), "garbage in the old file is not carried over")
+        #expect(text == MetricsTextfile.render(metrics), "garbage in the old file is not carried over")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         #expect(files.contains("filmcache.prom") && !files.contains { $0.hasSuffix(".tmp") })
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
@@ -145,7 +146,7 @@ import Testing
         let path = dir.file("no/such/dir/filmcache.prom")
         let metrics = try await metrics(summary())
         #expect {
-            try MetricsFile.write(metrics, to: path)
+            try MetricsTextfile.write(metrics, to: path)
         } throws: { error in
             "\(error)".contains("cannot write the metrics file \(path)") && "\(error)".contains("No such file")
         }

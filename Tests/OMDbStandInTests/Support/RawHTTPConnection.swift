@@ -94,8 +94,8 @@ final class RawHTTPConnection {
         try send(raw: "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(connection)\r\n")
     }
 
-    /// Reads one response: the head, then `Content-Length` bytes or whatever arrives before the peer closes.
-    func readResponse() throws -> RawResponse {
+    /// Reads one response's status line and headers, leaving any body unread.
+    func readHead() throws -> RawResponse {
         var headEnd = Self.find(buffer)
         while headEnd == nil {
             switch receive() {
@@ -113,7 +113,13 @@ final class RawHTTPConnection {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
                 in: .whitespaces)
         }
-        let declared = headers["content-length"].flatMap { Int($0) } ?? 0
+        return RawResponse(status: status, headers: headers, body: [])
+    }
+
+    /// Reads one response: its head, then as many body bytes as it declares (fewer when the peer closes first).
+    func readResponse() throws -> RawResponse {
+        var response = try readHead()
+        let declared = response.declaredLength ?? 0
         reading: while buffer.count < declared {
             switch receive() {
             case .data: continue
@@ -122,7 +128,8 @@ final class RawHTTPConnection {
         }
         let body = Array(buffer.prefix(declared))
         buffer.removeFirst(body.count)
-        return RawResponse(status: status, headers: headers, body: body)
+        response.body = body
+        return response
     }
 
     /// True when the peer has closed the connection (a read returns end-of-file or an error).

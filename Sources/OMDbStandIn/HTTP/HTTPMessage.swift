@@ -1,6 +1,6 @@
 import Foundation
 
-/// A parsed HTTP/1.x request head (the stand-in ignores request bodies).
+/// A request as the engine reads it: method, path, query and headers (the stand-in ignores bodies).
 struct HTTPRequest: Sendable {
     /// The request method, e.g. `GET`.
     var method: String
@@ -10,36 +10,25 @@ struct HTTPRequest: Sendable {
     var query: [String: String]
     /// Header fields in arrival order.
     var headers: [(name: String, value: String)]
-    /// Whether the request line said HTTP/1.0 (keep-alive then needs asking for).
-    var isHTTP10: Bool
 
     /// Returns the last value of the header named `name` (lower-case).
     func header(_ name: String) -> String? {
         headers.last { $0.name.lowercased() == name }?.value
     }
 
-    /// Whether the client wants the connection kept open after this exchange.
+    /// Whether the client wants the connection kept open after this exchange (an HTTP/1.0 request
+    /// that did not ask for keep-alive arrives marked `Connection: close`).
     var keepAlive: Bool {
-        let connection = header("connection")?.lowercased() ?? ""
-        if connection.contains("close") { return false }
-        return isHTTP10 ? connection.contains("keep-alive") : true
+        !(header("connection")?.lowercased().contains("close") ?? false)
     }
 
-    /// The declared body length, 0 when absent.
-    var contentLength: Int {
-        header("content-length").flatMap { Int($0.trimmingSpaces()) } ?? 0
-    }
-
-    /// Parses a request head (request line and headers, without the blank line); nil when malformed.
-    init?(head: ArraySlice<UInt8>) {
-        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
-        guard let requestLine = lines.first else { return nil }
-        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { return nil }
-        method = String(parts[0])
-        isHTTP10 = parts[2] == "HTTP/1.0"
-        var target = Substring(parts[1])
-        if let schemeEnd = target.range(of: "://") {
+    /// Reads a request from its method, its target (origin form `/path?query`, or absolute form
+    /// `http://host/path?query`) and its header fields.
+    init(method: String, target: String, headers: [(name: String, value: String)]) {
+        self.method = method
+        self.headers = headers
+        var target = Substring(target)
+        if target.first != "/", let schemeEnd = target.range(of: "://") {
             // Absolute form (`GET http://host/path?q HTTP/1.1`): keep only path and query.
             let afterScheme = target[schemeEnd.upperBound...]
             target = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
@@ -50,20 +39,19 @@ struct HTTPRequest: Sendable {
         if let questionMark {
             for pair in target[target.index(after: questionMark)...].split(separator: "&") {
                 let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = Self.percentDecoded(nameAndValue[0]).lowercased()
+                let name = Self.lowercased(Self.percentDecoded(nameAndValue[0]))
                 guard !name.isEmpty else { continue }
                 query[name] = nameAndValue.count > 1 ? Self.percentDecoded(nameAndValue[1]) : ""
             }
-        }
-        headers = []
-        for line in lines.dropFirst() where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces()))
         }
     }
 
     /// Decodes `%XX` escapes and `+` (as a space, the form encoding clients use in queries).
     static func percentDecoded(_ text: Substring) -> String {
+        // Most names and values hold neither: every request's query is read, so they are copied as they are.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         let utf8 = Array(text.utf8)
         var index = 0
@@ -80,6 +68,13 @@ struct HTTPRequest: Sendable {
             index += 1
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `text` in lower case; as it is when it holds no capital ASCII letter and nothing beyond ASCII
+    /// (OMDb's parameter names are mostly lower case already).
+    private static func lowercased(_ text: String) -> String {
+        text.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 }
+            ? text.lowercased() : text
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
@@ -99,7 +94,7 @@ struct HTTPResponse: Sendable {
 
     /// The status code.
     var status: Int
-    /// Header fields other than `Content-Length` and `Connection`.
+    /// Header fields other than `Content-Length` and `Connection`, which the server adds.
     var headers: [(name: String, value: String)] = []
     /// The body bytes.
     var body: [UInt8]
@@ -123,15 +118,6 @@ struct HTTPResponse: Sendable {
             body: Array((text + "\n").utf8))
     }
 
-    /// The status line and headers, ending with the blank line; `Content-Length` is the full body size.
-    func head(keepAlive: Bool) -> [UInt8] {
-        var text = "HTTP/1.1 \(status) \(Self.reason(for: status))\r\n"
-        for header in headers { text += "\(header.name): \(header.value)\r\n" }
-        text += "Content-Length: \(body.count)\r\n"
-        text += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
-        return Array(text.utf8)
-    }
-
     /// The reason phrase for `status`.
     static func reason(for status: Int) -> String {
         switch status {
@@ -151,14 +137,5 @@ struct HTTPResponse: Sendable {
         case 503: "Service Unavailable"
         default: "Status"
         }
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingSpaces() -> String {
-        var slice = Substring(self)
-        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
-        return String(slice)
     }
 }
