@@ -2,7 +2,8 @@
 #   make             build (debug)
 #   make run         install what is missing, build release, warm Data/watchlist.txt into out/filmcache.sqlite
 #                    (with no OMDB_API_KEY: against the bundled OMDb stand-in on a free loopback port)
-#   make test        install what is missing, build, run the whole suite
+#   make test        install what is missing, check that time is only handed down (Scripts/check-time.sh),
+#                    build, run the whole suite
 #   make test-reliability  build, run only the reliability suites (fault storm, kill -9 loop, concurrency,
 #                    bad input, key hygiene, normalizer fuzz; see Tests/EndToEndTests/Reliability*.swift)
 #   make bench       benchmarks side by side with their reference runs (prints ratios)
@@ -40,6 +41,7 @@ run: release
 # their tests have stalled (an open problem); alone they take seconds.
 SERVER_SUITES = FilmCachePostgresTests|FilmCacheContractTests
 test: deps
+	@Scripts/check-time.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(SERVER_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(SERVER_SUITES)'

@@ -21,9 +21,13 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
     /// Connections the pool keeps at most: a warm's writer, its plan and claims, and `serve`'s readers.
     static let maximumConnections = 8
 
-    init(location: PostgresLocation, password: String?, logger: Logger) throws(StoreError) {
+    /// Where the connector's waits (and those of everything that connects through it) are timed.
+    let time: TimeSource
+
+    init(location: PostgresLocation, password: String?, time: TimeSource, logger: Logger) throws(StoreError) {
         self.location = location
         self.password = password
+        self.time = time
         self.logger = logger
         switch location.sslMode {
         case .disable:
@@ -70,8 +74,8 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
         do {
             return try await race {
                 try await self.connectNow(for: purpose)
-            } against: {
-                try await Task.sleep(for: Self.connectLimit)
+            } against: { [time] in
+                try await time.sleep(for: Self.connectLimit)
                 throw StoreError.unavailable(
                     database: database,
                     message: "the server did not answer within \(Self.connectLimit.components.seconds) s")

@@ -46,7 +46,7 @@ struct FilmSQL: Sendable {
         upsertIfNewer =
             insert
             + " WHERE excluded.fetched_at > films.fetched_at"
-            + " OR films.fetched_at > now() + interval '\(Int(FreshnessPolicy.clockSkew)) seconds'"
+            + " OR films.fetched_at > $\(columns.count + 1)::timestamptz"
             + " RETURNING films.imdb_id, (films.xmax = 0)"
         let selected = columns.map { column in
             types[column] == "date" ? "to_char(\(column), 'YYYY-MM-DD')" : column
@@ -55,8 +55,16 @@ struct FilmSQL: Sendable {
     }
 
     /// The upsert of `films` (no ID twice: see `Array.rounds(by:)`), their values bound.
-    func upsert(_ films: [IMDBFilm], ifNewer: Bool = false) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: ifNewer ? upsertIfNewer : upsert, binds: Self.rows(films).binds)
+    func upsert(_ films: [IMDBFilm]) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: upsert, binds: Self.rows(films).binds)
+    }
+
+    /// The upsert of `films` where each is newer than the cached one, or the cached one is stamped
+    /// more than ``FreshnessPolicy/clockSkew`` after `now`.
+    func upsert(_ films: [IMDBFilm], ifNewerAt now: Date) -> PostgresQuery {
+        var binds = Self.rows(films).binds
+        binds.append(now.addingTimeInterval(FreshnessPolicy.clockSkew))
+        return PostgresQuery(unsafeSQL: upsertIfNewer, binds: binds)
     }
 
     /// The values of `films`, one array per column of `FilmRow.columns`.

@@ -133,11 +133,12 @@ final class LiveSession: Sendable {
     /// answering a ping within ``Connector/connectLimit`` (then it is closed, so that the server, if
     /// it still sees it, drops the lock too) — or at once when it never did; or when cancelled.
     func waitUntilLost(_ holder: Int) async {
-        var lastPing = ContinuousClock.now
+        let time = connector.time
+        var lastPing = time.elapsed()
         while !Task.isCancelled, holds(holder) {
-            try? await Task.sleep(for: .milliseconds(100))
-            guard ContinuousClock.now - lastPing >= Self.pingInterval, !Task.isCancelled else { continue }
-            lastPing = ContinuousClock.now
+            try? await time.sleep(for: .milliseconds(100))
+            guard time.elapsed() - lastPing >= Self.pingInterval, !Task.isCancelled else { continue }
+            lastPing = time.elapsed()
             do {
                 try await withConnection { c, logger in
                     try await c.run("SELECT 1", logger)
@@ -161,8 +162,8 @@ final class LiveSession: Sendable {
         // A connection cut off may not close promptly: it is let go of, not waited for.
         _ = try? await race {
             try await connection.close()
-        } against: {
-            try await Task.sleep(for: Connector.connectLimit)
+        } against: { [time = connector.time] in
+            try await time.sleep(for: Connector.connectLimit)
         }
     }
 

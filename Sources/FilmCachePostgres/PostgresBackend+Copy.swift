@@ -45,9 +45,9 @@ extension PostgresBackend {
         return TransferPage(table, rows: rows)
     }
 
-    public func merge(_ page: TransferPage) async throws(StoreError) -> ImportCounts {
+    public func merge(_ page: TransferPage, now: Date) async throws(StoreError) -> ImportCounts {
         switch page {
-        case .films(let films): return try await importFilms(films)
+        case .films(let films): return try await importFilms(films, now: now)
         case .runs(let runs): return try await mergeRuns(runs)
         default: break
         }

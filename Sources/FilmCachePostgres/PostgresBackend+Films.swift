@@ -188,7 +188,7 @@ extension PostgresBackend {
 
     /// Writes imported films in one transaction, one statement per round of distinct IDs; the
     /// newer `fetched_at` wins (see `CacheStore.importFilms`).
-    public func importFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts {
+    public func importFilms(_ films: [IMDBFilm], now: Date) async throws(StoreError) -> ImportCounts {
         guard !films.isEmpty else { return ImportCounts() }
         let filmSQL = filmSQL
         return try await transaction { c, logger in
@@ -197,7 +197,7 @@ extension PostgresBackend {
             for round in films.rounds(by: \.imdbID) {
                 // A row back: it landed (inserted, or newer than the cached one); none: the cache's is as new.
                 let rows = try await c.rows(
-                    filmSQL.upsert(round.sorted { $0.imdbID < $1.imdbID }, ifNewer: true), logger)
+                    filmSQL.upsert(round.sorted { $0.imdbID < $1.imdbID }, ifNewerAt: now), logger)
                 for row in rows {
                     let (id, inserted) = try row.decode((String, Bool).self)
                     if inserted { counts.added += 1 } else { counts.updated += 1 }

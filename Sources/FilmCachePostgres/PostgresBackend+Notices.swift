@@ -18,13 +18,14 @@ extension PostgresBackend {
                 try await race { [self] in
                     try await listen(key: key, noticed: noticed)
                 } against: {
-                    while true { try await Task.sleep(for: .seconds(3_600)) }
+                    await untilCancelled()
+                    throw CancellationError()
                 }
             } catch {
                 if Task.isCancelled { return }
                 logger.debug("the limit watch lost its connection; listening again", metadata: ["error": "\(error)"])
             }
-            try? await Task.sleep(for: Self.relistenDelay)
+            try? await connector.time.sleep(for: Self.relistenDelay)
         }
     }
 

@@ -7,8 +7,8 @@ import Synchronization
 /// The PostgreSQL backend: the cache, the ledger and the night's plan shared by every `warm` and
 /// `serve` on every host, through a pool of connections (postgres-nio's `PostgresClient`).
 ///
-/// The pool works only while its `run()` is running: ``withBackend(_:password:logger:readOnly:_:)``
-/// runs it beside `body` and ends it after; ``open(_:password:logger:readOnly:pool:)`` runs it until
+/// The pool works only while its `run()` is running: ``withBackend(_:password:time:logger:readOnly:_:)``
+/// runs it beside `body` and ends it after; ``open(_:password:time:logger:readOnly:pool:)`` runs it until
 /// ``close()``, or in a ``PostgresPoolService`` in the command's service group. Every operation is
 /// one transaction on one leased connection, and gives the same answers as the SQLite backend (the
 /// contract suite runs both).
@@ -55,10 +55,10 @@ public final class PostgresBackend: CacheBackend {
     /// whatever number of processes open it at the same moment); a read-only open changes nothing
     /// and refuses a database without this build's schema.
     public static func withBackend<T: Sendable>(
-        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool = false,
+        _ location: PostgresLocation, password: String?, time: TimeSource, logger: Logger, readOnly: Bool = false,
         _ body: (PostgresBackend) async throws -> T
     ) async throws -> T {
-        let backend = try await open(location, password: password, logger: logger, readOnly: readOnly)
+        let backend = try await open(location, password: password, time: time, logger: logger, readOnly: readOnly)
         do {
             let result = try await body(backend)
             await backend.close()
@@ -69,41 +69,42 @@ public final class PostgresBackend: CacheBackend {
         }
     }
 
-    /// Opens the database at `location` (as ``withBackend(_:password:logger:readOnly:_:)`` does) for
+    /// Opens the database at `location` (as ``withBackend(_:password:time:logger:readOnly:_:)`` does) for
     /// a command's whole life; ``close()`` ends the pool.
     ///
     /// With `pool`, the pool runs in that service (in the command's group) instead of a task of its
     /// own, and ``close()`` leaves its end to the group.
     public static func open(
-        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool = false,
+        _ location: PostgresLocation, password: String?, time: TimeSource, logger: Logger, readOnly: Bool = false,
         pool: PostgresPoolService? = nil
     ) async throws(StoreError) -> PostgresBackend {
         guard
             let backend = try await open(
-                location, password: password, logger: logger, readOnly: readOnly, nilIfAbsent: false, pool: pool)
+                location, password: password, time: time, logger: logger, readOnly: readOnly, nilIfAbsent: false,
+                pool: pool)
         else {
             throw PostgresSchema.absent(database: location.displayName)
         }
         return backend
     }
 
-    /// Opens the database at `location` read-only (as ``open(_:password:logger:readOnly:pool:)`` does), or
+    /// Opens the database at `location` read-only (as ``open(_:password:time:logger:readOnly:pool:)`` does), or
     /// `nil` when it has no filmcache schema at all: for the commands that read, a database no warm
     /// has written is an empty cache, as a SQLite file not created yet is.
     public static func openIfPresent(
-        _ location: PostgresLocation, password: String?, logger: Logger
+        _ location: PostgresLocation, password: String?, time: TimeSource, logger: Logger
     ) async throws(StoreError) -> PostgresBackend? {
-        try await open(location, password: password, logger: logger, readOnly: true, nilIfAbsent: true)
+        try await open(location, password: password, time: time, logger: logger, readOnly: true, nilIfAbsent: true)
     }
 
     /// The backend, or `nil` for a read-only open of a database with no schema when `nilIfAbsent`.
     private static func open(
-        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool, nilIfAbsent: Bool,
-        pool: PostgresPoolService? = nil
+        _ location: PostgresLocation, password: String?, time: TimeSource, logger: Logger, readOnly: Bool,
+        nilIfAbsent: Bool, pool: PostgresPoolService? = nil
     ) async throws(StoreError) -> PostgresBackend? {
         guard
             let (connector, filmSQL, version) = try await prepare(
-                location, password: password, logger: logger, readOnly: readOnly)
+                location, password: password, time: time, logger: logger, readOnly: readOnly)
         else {
             if nilIfAbsent { return nil }
             throw PostgresSchema.absent(database: location.displayName)
@@ -121,7 +122,7 @@ public final class PostgresBackend: CacheBackend {
             hasAnswers: version >= PostgresSchema.answersVersion, logger: logger, running: running)
     }
 
-    /// Ends the pool (started by ``open(_:password:logger:readOnly:pool:)``), closing its connections;
+    /// Ends the pool (started by ``open(_:password:time:logger:readOnly:pool:)``), closing its connections;
     /// a pool that runs in a ``PostgresPoolService`` is left to its group, and only the session ends here.
     ///
     /// It waits for that at most ``closingLimit``, and no longer than a probe of the server takes
@@ -140,9 +141,10 @@ public final class PostgresBackend: CacheBackend {
         try? await race {
             await task.value
         } against: {
-            let end = ContinuousClock.now + Self.closingLimit
-            while ContinuousClock.now < end {
-                try await Task.sleep(for: .seconds(5))
+            let time = connector.time
+            let end = time.elapsed() + Self.closingLimit
+            while time.elapsed() < end {
+                try await time.sleep(for: .seconds(5))
                 try await connector.probe()
             }
         }
@@ -152,9 +154,9 @@ public final class PostgresBackend: CacheBackend {
     /// that is down is told at once and precisely; brings the schema up to date on that connection
     /// and returns the version it has then; `nil` for a read-only open of a database with no schema.
     private static func prepare(
-        _ location: PostgresLocation, password: String?, logger: Logger, readOnly: Bool
+        _ location: PostgresLocation, password: String?, time: TimeSource, logger: Logger, readOnly: Bool
     ) async throws(StoreError) -> (Connector, FilmSQL, Int)? {
-        let connector = try Connector(location: location, password: password, logger: logger)
+        let connector = try Connector(location: location, password: password, time: time, logger: logger)
         let connection = try await connector.connect()
         do {
             let prepared = try await connector.mapping { () async throws -> (FilmSQL, Int)? in
@@ -236,10 +238,11 @@ public final class PostgresBackend: CacheBackend {
     /// Probes the server while an operation runs, throwing what makes the operation hopeless; never
     /// returns otherwise.
     private static func watch<T>(_ connector: Connector, lease: Lease) async throws -> T {
-        let start = ContinuousClock.now
+        let time = connector.time
+        let start = time.elapsed()
         var wait = Duration.seconds(1)
         while true {
-            try await Task.sleep(for: wait)
+            try await time.sleep(for: wait)
             wait = .seconds(5)
             // A statement sent just before the server ended its connection can be left waiting for
             // good: the connection is closed and nothing will answer it.
@@ -249,7 +252,7 @@ public final class PostgresBackend: CacheBackend {
                     message: "the server closed the connection during the operation")
             }
             try await connector.probe()
-            if lease.connection == nil, ContinuousClock.now - start > leaseLimit {
+            if lease.connection == nil, time.elapsed() - start > leaseLimit {
                 throw StoreError.unavailable(
                     database: connector.location.displayName,
                     message:

@@ -7,7 +7,7 @@ import Synchronization
 /// `ServiceGroup` rather than in a task of its own.
 ///
 /// The command puts the service in its group first (so it is shut down last, after the work that
-/// uses the database) and opens the backend with it (``PostgresBackend/open(_:password:logger:readOnly:pool:)``),
+/// uses the database) and opens the backend with it (``PostgresBackend/open(_:password:time:logger:readOnly:pool:)``),
 /// possibly later than the group starts: ``run()`` waits for the pool to be handed over, runs it,
 /// and ends it at the group's graceful shutdown. A command that never opens a PostgreSQL backend
 /// leaves it waiting until then. As ``PostgresBackend/close()`` did when the pool was its own, the
@@ -22,7 +22,8 @@ public final class PostgresPoolService: Service, Sendable {
     }
 
     private let state = Mutex(State.empty)
-    private let time: TimeSource
+    /// What its waits, and those of the backend opened with it, are timed on.
+    public let time: TimeSource
 
     /// A service with no pool yet, its waits on `time`'s clock.
     public init(time: TimeSource) {

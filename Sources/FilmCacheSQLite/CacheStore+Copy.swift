@@ -44,9 +44,9 @@ extension CacheStore {
     }
 
     /// Merges another database's rows in one transaction, by the table's rule (``CacheTable``).
-    public func merge(_ page: TransferPage) throws(StoreError) -> ImportCounts {
+    public func merge(_ page: TransferPage, now: Date) throws(StoreError) -> ImportCounts {
         switch page {
-        case .films(let films): return try importFilms(films)
+        case .films(let films): return try importFilms(films, now: now)
         case .runs(let runs): return try mergeRuns(runs)
         default: break
         }

@@ -12,13 +12,13 @@ extension CacheStore {
     /// A film that lands clears its
     /// `lookups` row and any alias under its ID, as a fetched one does (`write(_:)`). Of two films
     /// with one ID in `films`, the later one wins only when it is newer.
-    public func importFilms(_ films: [IMDBFilm]) throws(StoreError) -> ImportCounts {
+    public func importFilms(_ films: [IMDBFilm], now: Date) throws(StoreError) -> ImportCounts {
         var counts = ImportCounts()
         guard !films.isEmpty else { return counts }
         try withConnection { c throws(StoreError) in
             let select = try c.db.cached("SELECT fetched_at FROM films WHERE imdb_id = ?")
             let upsert = try c.db.cached(Self.upsertIfNewerSQL)
-            let latest = Timestamp.format(Date().addingTimeInterval(FreshnessPolicy.clockSkew))
+            let latest = Timestamp.format(now.addingTimeInterval(FreshnessPolicy.clockSkew))
             try c.db.transaction { () throws(StoreError) in
                 var landed: [String] = []
                 for film in films {

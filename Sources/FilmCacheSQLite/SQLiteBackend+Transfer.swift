@@ -13,8 +13,8 @@ extension SQLiteBackend {
         try await run { s throws(StoreError) in try s.transferPage(table, after: cursor, limit: limit) }
     }
 
-    public func merge(_ page: TransferPage) async throws(StoreError) -> ImportCounts {
-        try await run { s throws(StoreError) in try s.merge(page) }
+    public func merge(_ page: TransferPage, now: Date) async throws(StoreError) -> ImportCounts {
+        try await run { s throws(StoreError) in try s.merge(page, now: now) }
     }
 
     public func databaseIdentity() async throws(StoreError) -> String {

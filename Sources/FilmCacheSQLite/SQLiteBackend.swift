@@ -93,8 +93,8 @@ public final class SQLiteBackend: CacheBackend {
         try await run { s throws(StoreError) in try s.states(of: ids) }
     }
 
-    public func importFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts {
-        try await run { s throws(StoreError) in try s.importFilms(films) }
+    public func importFilms(_ films: [IMDBFilm], now: Date) async throws(StoreError) -> ImportCounts {
+        try await run { s throws(StoreError) in try s.importFilms(films, now: now) }
     }
 
     public func films(after afterID: String, limit: Int, since: Date?) async throws(StoreError) -> [IMDBFilm] {

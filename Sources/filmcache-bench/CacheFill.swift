@@ -39,7 +39,9 @@ extension FilmCacheBench {
                 }
             case .postgres(let location):
                 let password = try location.password(file: nil) { print("warning: \($0)") }
-                try await PostgresBackend.withBackend(location, password: password, logger: logger) { backend in
+                try await PostgresBackend.withBackend(
+                    location, password: password, time: .system, logger: logger
+                ) { backend in
                     var films = batch(from: 1, now: now)
                     var written = 0
                     while !films.isEmpty {
@@ -47,7 +49,7 @@ extension FilmCacheBench {
                         let first = written + 1
                         // The next batch is made while the server writes this one.
                         async let next = batch(from: first, now: now)
-                        _ = try await backend.importFilms(films)
+                        _ = try await backend.importFilms(films, now: Date())
                         films = await next
                     }
                 }

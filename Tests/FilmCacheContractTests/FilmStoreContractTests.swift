@@ -162,12 +162,13 @@ import Testing
                             imdbID: "tt0000003", status: .failed, message: nil, httpStatus: nil, attemptedAt: now,
                             nextAttemptAt: now + 60)
                     ]))
-            let counts = try await db.importFilms([
-                SampleFilms.film("tt0000001", title: "Imported, newer", fetchedAt: now + 50),
-                SampleFilms.film("tt0000002", title: "Imported, older", fetchedAt: now + 50),
-                SampleFilms.film("tt0000003", title: "Imported, new", fetchedAt: now),
-                SampleFilms.film("tt0000003", title: "Imported twice, same age", fetchedAt: now + 0.5),
-            ])
+            let counts = try await db.importFilms(
+                [
+                    SampleFilms.film("tt0000001", title: "Imported, newer", fetchedAt: now + 50),
+                    SampleFilms.film("tt0000002", title: "Imported, older", fetchedAt: now + 50),
+                    SampleFilms.film("tt0000003", title: "Imported, new", fetchedAt: now),
+                    SampleFilms.film("tt0000003", title: "Imported twice, same age", fetchedAt: now + 0.5),
+                ], now: Date())
             var expected = ImportCounts()
             expected.added = 1
             expected.updated = 1
@@ -177,7 +178,8 @@ import Testing
             #expect(try await db.film("tt0000002")?.title == "Cached, newer")
             #expect(try await db.film("tt0000003")?.title == "Imported, new")
             #expect(try await db.lookup("tt0000003") == nil)
-            let again = try await db.importFilms([SampleFilms.film("tt0000001", title: "x", fetchedAt: now + 50)])
+            let again = try await db.importFilms(
+                [SampleFilms.film("tt0000001", title: "x", fetchedAt: now + 50)], now: Date())
             #expect(again.kept == 1 && again.added == 0 && again.updated == 0)
         }
     }

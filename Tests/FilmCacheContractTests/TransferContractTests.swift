@@ -105,7 +105,7 @@ import Testing
             try await to.withBackend { target, _ in
                 for table in CacheTable.allCases {
                     for page in pages[table] ?? [] {
-                        let counts = try await target.merge(page)
+                        let counts = try await target.merge(page, now: Date())
                         #expect(counts.added == page.count && counts.updated == 0 && counts.kept == 0, "\(table)")
                     }
                     #expect(try await target.rowCount(table) == source.rowCount(table), "\(table)")
@@ -203,12 +203,12 @@ import Testing
             let pages = try await snapshot(source, limit: 100)
             try await to.withBackend { target, _ in
                 for table in CacheTable.allCases {
-                    for page in pages[table] ?? [] { _ = try await target.merge(page) }
+                    for page in pages[table] ?? [] { _ = try await target.merge(page, now: Date()) }
                 }
                 for table in CacheTable.allCases {
                     let before = try await target.rowCount(table)
                     for page in pages[table] ?? [] {
-                        let again = try await target.merge(page)
+                        let again = try await target.merge(page, now: Date())
                         #expect(again.kept == page.count && again.added == 0 && again.updated == 0, "\(table)")
                     }
                     #expect(try await target.rowCount(table) == before, "\(table)")
@@ -219,15 +219,16 @@ import Testing
                 let older = LookupRow(
                     imdbID: "tt0000009", status: .failed, message: "old", httpStatus: 500, attempts: 9,
                     firstSeenAt: now - 999, lastAttemptAt: now - 999, nextAttemptAt: now)
-                #expect(try await target.merge(.lookups([older])).kept == 1)
+                #expect(try await target.merge(.lookups([older]), now: Date()).kept == 1)
                 #expect(try await target.lookup("tt0000009")?.message == "Incorrect IMDb ID.")
                 var newer = older
                 newer.lastAttemptAt = now + 60
-                #expect(try await target.merge(.lookups([newer])).updated == 1)
+                #expect(try await target.merge(.lookups([newer]), now: Date()).updated == 1)
                 #expect(try await target.lookup("tt0000009")?.attempts == 9)
                 #expect(
                     try await target.merge(
-                        .aliases([FilmAlias(askedID: "tt0000007", imdbID: "tt0000004", recordedAt: now - 99)])
+                        .aliases([FilmAlias(askedID: "tt0000007", imdbID: "tt0000004", recordedAt: now - 99)]),
+                        now: Date()
                     )
                     .kept == 1)
                 #expect(try await target.aliasTarget(of: "tt0000007") == "tt0000001")
@@ -237,11 +238,11 @@ import Testing
                 let smaller = LedgerEntry.row(
                     keyFingerprint: key, day: "2026-11-20", used: 1, dailyLimit: 10, exhaustedAt: now,
                     resetObservedAt: nil)
-                #expect(try await target.merge(.quotaLedger([smaller])).kept == 1)
+                #expect(try await target.merge(.quotaLedger([smaller]), now: Date()).kept == 1)
                 let larger = LedgerEntry.row(
                     keyFingerprint: key, day: "2026-11-20", used: 50, dailyLimit: 10, exhaustedAt: now - 200_000,
                     resetObservedAt: now + 10)
-                #expect(try await target.merge(.quotaLedger([larger])).updated == 1)
+                #expect(try await target.merge(.quotaLedger([larger]), now: Date()).updated == 1)
                 let row = try await target.transferPage(.quotaLedger, after: .start, limit: 1)
                 #expect(
                     row
@@ -252,26 +253,30 @@ import Testing
                         ]))
                 let calls = try await target.callsByMinute(key: key)
                 #expect(
-                    try await target.merge(.quotaCalls([MinuteCalls(keyFingerprint: key, minute: minute20, calls: 2)]))
-                        .kept == 1)
+                    try await target.merge(
+                        .quotaCalls([MinuteCalls(keyFingerprint: key, minute: minute20, calls: 2)]), now: Date()
+                    )
+                    .kept == 1)
                 #expect(
-                    try await target.merge(.quotaCalls([MinuteCalls(keyFingerprint: key, minute: minute20, calls: 70)]))
-                        .updated == 1)
+                    try await target.merge(
+                        .quotaCalls([MinuteCalls(keyFingerprint: key, minute: minute20, calls: 70)]), now: Date()
+                    )
+                    .updated == 1)
                 #expect(try await target.callsByMinute(key: key)[minute20] == 70)
                 #expect(calls[minute20] == 7)
 
                 // An older answer gives way to the held one, a newer one wins; demand keeps the larger
                 // count and the later request, so a second copy adds no request.
                 var answer = CachedAnswer(query: "s=nothing", body: [1], found: true, answeredAt: now - 999)
-                #expect(try await target.merge(.answers([answer])).kept == 1)
+                #expect(try await target.merge(.answers([answer]), now: Date()).kept == 1)
                 #expect(try await target.answer(for: "s=nothing")?.found == false)
                 answer.answeredAt = now + 60
-                #expect(try await target.merge(.answers([answer])).updated == 1)
+                #expect(try await target.merge(.answers([answer]), now: Date()).updated == 1)
                 #expect(try await target.answer(for: "s=nothing") == answer)
                 var demand = DemandEntry(imdbID: "tt0000001", title: nil, requests: 2, lastRequestedAt: now - 999)
-                #expect(try await target.merge(.demand([demand])).kept == 1)
+                #expect(try await target.merge(.demand([demand]), now: Date()).kept == 1)
                 demand.requests = 9
-                #expect(try await target.merge(.demand([demand])).updated == 1)
+                #expect(try await target.merge(.demand([demand]), now: Date()).updated == 1)
                 #expect(try await target.demand(of: ["tt0000001"]) == ["tt0000001": 9])
                 let entry = try await target.mostRequested(limit: 1).first
                 #expect(entry?.lastRequestedAt == now - 30, "the later request kept")
@@ -295,19 +300,19 @@ import Testing
             // Id `own` is taken: that run gets the next id; 40 is free and kept.
             let taken = run(own, now - 100, finished: nil, fetched: 3)
             let free = run(40, now - 100, finished: now - 50, fetched: 4, before: 1)
-            let counts = try await db.merge(.runs([taken, free]))
+            let counts = try await db.merge(.runs([taken, free]), now: Date())
             #expect(counts.added == 2)
             var runs = try await db.runs(key: key, since: now - 1000)
             #expect(runs.map(\.fetched) == [3, 4])
             #expect(runs[0].id != own && runs[0].id != 40 && runs[1].id == 40)
             // The same two again: matched, nothing added.
-            #expect(try await db.merge(.runs([taken, free])).kept == 2)
+            #expect(try await db.merge(.runs([taken, free]), now: Date()).kept == 2)
             // The unfinished one finished in the source since: completed here.
             var finished = taken
             finished.record.finishedAt = now - 40
             finished.record.outcome = "done"
             finished.record.fetched = 8
-            #expect(try await db.merge(.runs([finished])).updated == 1)
+            #expect(try await db.merge(.runs([finished]), now: Date()).updated == 1)
             runs = try await db.runs(key: key, since: now - 1000)
             #expect(runs.map(\.fetched) == [8, 4] && runs[0].finishedAt == now - 40)
             #expect(try await db.rowCount(.runs) == 3)
@@ -344,12 +349,12 @@ import Testing
                 try await target.write(
                     WriteBatch(films: [SampleFilms.film("tt0000001", title: "Held, newer", fetchedAt: now + 60)]))
                 try await target.write(WriteBatch(films: [SampleFilms.film("tt0000099")]))
-                let first = try await CacheCopy(from: source, to: target, pageSize: 2).run()
+                let first = try await CacheCopy(from: source, to: target, pageSize: 2, now: Date()).run()
                 #expect(first.allSatisfy { $0.mismatch == nil }, "\(first.compactMap(\.mismatch))")
                 let films = try #require(first.first { $0.table == .films })
                 #expect(films.counts.added == 4 && films.counts.kept == 1 && films.targetCount == 6)
                 #expect(try await target.film("tt0000001")?.title == "Held, newer")
-                let second = try await CacheCopy(from: source, to: target, pageSize: 2).run()
+                let second = try await CacheCopy(from: source, to: target, pageSize: 2, now: Date()).run()
                 #expect(second.allSatisfy { $0.mismatch == nil && $0.counts.added == 0 && $0.counts.updated == 0 })
                 #expect(second.map(\.targetCount) == first.map(\.targetCount))
             }

@@ -190,7 +190,8 @@ import Testing
             for _ in 0..<8 {
                 takers.append(
                     try await PostgresBackend.open(
-                        database.location, password: database.server.password, logger: SampleFilms.logger))
+                        database.location, password: database.server.password, time: .system, logger: SampleFilms.logger
+                    ))
             }
             let taken = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for (index, taker) in takers.enumerated() {
@@ -379,7 +380,7 @@ import Testing
         var location = database.location
         location.user = reader
         try await PostgresBackend.withBackend(
-            location, password: database.server.password, logger: SampleFilms.logger, readOnly: true
+            location, password: database.server.password, time: .system, logger: SampleFilms.logger, readOnly: true
         ) { db in
             #expect(try await db.filmCount() == 1)
             #expect(try await db.film("tt0000001")?.title == "Gladiator")
@@ -415,8 +416,9 @@ import Testing
         let wrong = "Wr0ng-" + database.server.password
         for password in [wrong, nil] as [String?] {
             do {
-                try await PostgresBackend.withBackend(database.location, password: password, logger: SampleFilms.logger)
-                {
+                try await PostgresBackend.withBackend(
+                    database.location, password: password, time: .system, logger: SampleFilms.logger
+                ) {
                     _ in
                 }
                 Issue.record("opened with a wrong password")
@@ -435,7 +437,7 @@ import Testing
             var location = database.location
             location.database = "no_such_database"
             try await PostgresBackend.withBackend(
-                location, password: database.server.password, logger: SampleFilms.logger
+                location, password: database.server.password, time: .system, logger: SampleFilms.logger
             ) { _ in }
         }
     }

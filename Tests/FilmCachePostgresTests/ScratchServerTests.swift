@@ -21,7 +21,7 @@ import Testing
     @Test func aBackendOpenedForACommandsLifeWorksUntilClosed() async throws {
         let database = try Scratch.database()
         let backend = try await PostgresBackend.open(
-            database.location, password: database.server.password, logger: SampleFilms.logger)
+            database.location, password: database.server.password, time: .system, logger: SampleFilms.logger)
         #expect(backend.displayName == database.location.displayName && backend.sharesPlanBetweenWarms)
         try await backend.write(WriteBatch(films: [SampleFilms.film("tt0000001")]))
         #expect(try await backend.filmCount() == 1)

@@ -23,8 +23,9 @@ public protocol FilmStore: Sendable {
     func filmCount() async throws(StoreError) -> Int
     /// What the cache knows of each of `ids`: one entry per distinct ID, in the order given.
     func states(of ids: [String]) async throws(StoreError) -> [CachedState]
-    /// Writes imported films in one transaction; the newer `fetched_at` wins (see `ImportCounts`).
-    func importFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts
+    /// Writes imported films in one transaction; the newer `fetched_at` wins (see `ImportCounts`), and a
+    /// cached film stamped more than ``FreshnessPolicy/clockSkew`` after `now` counts as older than any.
+    func importFilms(_ films: [IMDBFilm], now: Date) async throws(StoreError) -> ImportCounts
     /// Up to `limit` films after `afterID` in ID order, fetched at or after `since` when given:
     /// one short read, for export and copy.
     func films(after afterID: String, limit: Int, since: Date?) async throws(StoreError) -> [IMDBFilm]
@@ -167,14 +168,14 @@ extension PlanStore {
 extension WorkClaims {
     /// Waits until cancelled: with one writer at a time, no other process takes a run's claims.
     public func waitUntilClaimsLost(runID: Int) async {
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+        await untilCancelled()
     }
 }
 
 extension QuotaLedger {
     /// Waits until cancelled: with one writer at a time, no other process reaches the limit.
     public func watchExhaustion(key: String, noticed: @escaping @Sendable (String) async -> Void) async {
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+        await untilCancelled()
     }
 
     /// Reserves with the day's first minute and no run.

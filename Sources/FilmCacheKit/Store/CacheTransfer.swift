@@ -13,7 +13,9 @@ public protocol CacheTransfer: Sendable {
         -> TransferPage
     /// Merges another database's rows in one transaction, by the table's rule: rows added (the key
     /// was not held), updated (the held row gave way) and kept (the held row won).
-    func merge(_ page: TransferPage) async throws(StoreError) -> ImportCounts
+    ///
+    /// Films merge as ``FilmStore/importFilms(_:now:)`` imports them at `now`.
+    func merge(_ page: TransferPage, now: Date) async throws(StoreError) -> ImportCounts
     /// A name that is the same by whatever path or URL the database is reached (a file's device and
     /// inode; a server's start time and the database's oid): two backends with one identity are one
     /// database.

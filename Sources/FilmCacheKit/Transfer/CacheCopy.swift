@@ -23,7 +23,7 @@ public struct CacheCopy: Sendable {
 
     public init(
         from source: any CacheTransfer, to target: any CacheTransfer, pageSize: Int = Self.defaultPageSize,
-        now: Date = Date()
+        now: Date
     ) {
         self.source = source
         self.target = target
@@ -61,7 +61,7 @@ public struct CacheCopy: Sendable {
                 default:
                     break
                 }
-                copy.counts += try await target.merge(page)
+                copy.counts += try await target.merge(page, now: now)
                 copy.read += page.count
                 progress(table, copy.read, total)
                 if page.count < pageSize { break }

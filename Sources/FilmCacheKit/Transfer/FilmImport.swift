@@ -5,7 +5,7 @@ import Logging
 ///
 /// Each file is read as it streams, its form told by its content (a `{` first: JSON Lines, else
 /// CSV), and its films written in transactions of `batchSize` with the newer `fetched_at` winning
-/// (``FilmStore/importFilms(_:)``). A line that is not a film is a warning naming `file:line`
+/// (``FilmStore/importFilms(_:now:)``). A line that is not a film is a warning naming `file:line`
 /// and why, and is skipped; nothing stored is lost on bad input. The first ``shownWarnings`` of a
 /// file are logged, then one line counts the rest. A film fetched more than
 /// ``FreshnessPolicy/clockSkew`` after `now` (a host with a wrong clock, a bad line) is skipped
@@ -18,6 +18,8 @@ public struct FilmImport {
     private let batchSize: Int
     /// The latest `fetched_at` taken: `now` and the skew another host's clock may have.
     private let latest: Date
+    /// This host's time, as the command read it.
+    private let now: Date
 
     /// Warnings for bad lines logged for one file; the rest are counted in one line.
     public static let shownWarnings = 20
@@ -29,6 +31,7 @@ public struct FilmImport {
         self.logger = logger
         self.batchSize = max(1, batchSize)
         self.latest = now.addingTimeInterval(FreshnessPolicy.clockSkew)
+        self.now = now
     }
 
     /// Opens `path` for an import (`-`: standard input), so that every file named can be opened
@@ -55,7 +58,7 @@ public struct FilmImport {
         batch.reserveCapacity(batchSize)
         func commit() async throws(TransferError) {
             do {
-                tally.counts += try await store.importFilms(batch)
+                tally.counts += try await store.importFilms(batch, now: now)
             } catch {
                 throw .store(error)
             }

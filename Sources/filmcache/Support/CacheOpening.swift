@@ -78,7 +78,8 @@ extension CommonOptions {
             let password = try Self.password(server, job: job, logger: logger)
             do {
                 return try await PostgresBackend.open(
-                    server, password: password, logger: logger, readOnly: readOnly, pool: pool)
+                    server, password: password, time: pool?.time ?? .system, logger: logger, readOnly: readOnly,
+                    pool: pool)
             } catch {
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }
@@ -98,7 +99,8 @@ extension CommonOptions {
         case .postgres(let server):
             let password = try Self.password(server, job: job, logger: logger)
             do {
-                return try await PostgresBackend.openIfPresent(server, password: password, logger: logger)
+                return try await PostgresBackend.openIfPresent(
+                    server, password: password, time: .system, logger: logger)
             } catch {
                 throw fail(error.description, status: Self.exitStatus(for: error))
             }

@@ -34,7 +34,7 @@ enum BackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
         case .postgres:
             let database = try Scratch.database()
             return try await PostgresBackend.withBackend(
-                database.location, password: database.server.password, logger: SampleFilms.logger
+                database.location, password: database.server.password, time: .system, logger: SampleFilms.logger
             ) { backend in
                 try await body(backend, BackendHooks(expireRunLeases: { try database.expireRunLeases() }))
             }
@@ -85,7 +85,7 @@ struct ScratchDatabase: Sendable {
         -> T
     {
         try await PostgresBackend.withBackend(
-            location, password: server.password, logger: SampleFilms.logger, readOnly: readOnly, body)
+            location, password: server.password, time: .system, logger: SampleFilms.logger, readOnly: readOnly, body)
     }
 }
 
@@ -145,7 +145,7 @@ extension BackendKind {
             database = SharedDatabase(
                 open: { readOnly in
                     try await PostgresBackend.open(
-                        scratch.location, password: scratch.server.password, logger: SampleFilms.logger,
+                        scratch.location, password: scratch.server.password, time: .system, logger: SampleFilms.logger,
                         readOnly: readOnly)
                 },
                 sql: { statements in try scratch.sql(statements) })

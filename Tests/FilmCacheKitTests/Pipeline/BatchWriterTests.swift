@@ -99,8 +99,8 @@ private final class SlowWrites: FilmStore {
     func aliasTarget(of imdbID: String) async throws(StoreError) -> String? { try await store.aliasTarget(of: imdbID) }
     func filmCount() async throws(StoreError) -> Int { try await store.filmCount() }
     func states(of ids: [String]) async throws(StoreError) -> [CachedState] { try await store.states(of: ids) }
-    func importFilms(_ films: [IMDBFilm]) async throws(StoreError) -> ImportCounts {
-        try await store.importFilms(films)
+    func importFilms(_ films: [IMDBFilm], now: Date) async throws(StoreError) -> ImportCounts {
+        try await store.importFilms(films, now: now)
     }
     func films(after afterID: String, limit: Int, since: Date?) async throws(StoreError) -> [IMDBFilm] {
         try await store.films(after: afterID, limit: limit, since: since)

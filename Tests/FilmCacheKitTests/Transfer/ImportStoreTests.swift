@@ -23,13 +23,13 @@ import Testing
         let store = try CacheStore(path: path, logger: SampleFilms.logger)
         let a = SampleFilms.film("tt0000001", title: "A", fetchedAt: old)
         let b = SampleFilms.film("tt0000002", title: "B", fetchedAt: new)
-        #expect(try store.importFilms([a, b]) == counts(added: 2))
-        #expect(try store.importFilms([a, b]) == counts(kept: 2), "idempotent")
+        #expect(try store.importFilms([a, b], now: Date()) == counts(added: 2))
+        #expect(try store.importFilms([a, b], now: Date()) == counts(kept: 2), "idempotent")
 
         let newerA = SampleFilms.film("tt0000001", title: "A, newer", fetchedAt: new)
         let olderB = SampleFilms.film("tt0000002", title: "B, older", fetchedAt: old)
         let sameTimeB = SampleFilms.film("tt0000002", title: "B, same time", fetchedAt: new)
-        #expect(try store.importFilms([newerA, olderB, sameTimeB]) == counts(updated: 1, kept: 2))
+        #expect(try store.importFilms([newerA, olderB, sameTimeB], now: Date()) == counts(updated: 1, kept: 2))
         #expect(try store.film("tt0000001") == newerA)
         #expect(try store.film("tt0000002") == b)
         #expect(try store.filmCount() == 2)
@@ -39,7 +39,7 @@ import Testing
         let store = try CacheStore(path: path, logger: SampleFilms.logger)
         let newer = SampleFilms.film("tt0000001", title: "newer", fetchedAt: new)
         let older = SampleFilms.film("tt0000001", title: "older", fetchedAt: old)
-        #expect(try store.importFilms([newer, older]) == counts(added: 1, kept: 1))
+        #expect(try store.importFilms([newer, older], now: Date()) == counts(added: 1, kept: 1))
         #expect(try store.film("tt0000001") == newer)
     }
 
@@ -53,9 +53,10 @@ import Testing
                         imdbID: "tt0000001", status: .notFound, message: "Movie not found!", httpStatus: 200,
                         attemptedAt: old, nextAttemptAt: new)
                 ], aliases: [FilmAlias(askedID: "tt0000002", imdbID: "tt0000009", recordedAt: old)]))
-        _ = try store.importFilms([
-            SampleFilms.film("tt0000001", fetchedAt: new), SampleFilms.film("tt0000002", fetchedAt: new),
-        ])
+        _ = try store.importFilms(
+            [
+                SampleFilms.film("tt0000001", fetchedAt: new), SampleFilms.film("tt0000002", fetchedAt: new),
+            ], now: Date())
         #expect(try store.lookup("tt0000001") == nil)
         #expect(try store.aliasTarget(of: "tt0000002") == nil)
     }

@@ -41,7 +41,7 @@ struct ScratchDatabase: Sendable {
         -> T
     {
         try await PostgresBackend.withBackend(
-            location, password: server.password, logger: SampleFilms.logger, readOnly: readOnly, body)
+            location, password: server.password, time: .system, logger: SampleFilms.logger, readOnly: readOnly, body)
     }
 }
 

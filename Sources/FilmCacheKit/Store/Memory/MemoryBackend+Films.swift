@@ -58,10 +58,10 @@ extension MemoryBackend {
 
     /// The newer `fetched_at` wins; a cached film stamped more than ``FreshnessPolicy/clockSkew`` in the
     /// future counts as older than any, so no instant pins a film.
-    package func importFilms(_ imported: [IMDBFilm]) async throws(StoreError) -> ImportCounts {
+    package func importFilms(_ imported: [IMDBFilm], now: Date) async throws(StoreError) -> ImportCounts {
         var counts = ImportCounts()
         guard !imported.isEmpty else { return counts }
-        let latest = wall.now().addingTimeInterval(FreshnessPolicy.clockSkew).storedSecond
+        let latest = now.addingTimeInterval(FreshnessPolicy.clockSkew).storedSecond
         for film in imported {
             let film = Self.stored(film)
             let cached = films[film.imdbID]?.lastFetched

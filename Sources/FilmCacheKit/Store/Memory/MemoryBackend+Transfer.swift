@@ -58,7 +58,7 @@ extension MemoryBackend {
         }
     }
 
-    package func merge(_ page: TransferPage) async throws(StoreError) -> ImportCounts {
+    package func merge(_ page: TransferPage, now: Date) async throws(StoreError) -> ImportCounts {
         var counts = ImportCounts()
         /// Adds `row` where nothing is held; else lets `merged` say what the held row becomes, if it gives way.
         func mergeRow<Key: Hashable, Row>(
@@ -77,7 +77,7 @@ extension MemoryBackend {
             }
         }
         switch page {
-        case .films(let rows): return try await importFilms(rows)
+        case .films(let rows): return try await importFilms(rows, now: now)
         case .runs(let rows): return mergeRuns(rows)
         case .lookups(let rows):
             for var row in rows {
