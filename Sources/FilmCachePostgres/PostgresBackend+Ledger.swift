@@ -8,7 +8,7 @@ import PostgresNIO
 extension PostgresBackend {
     /// The channel `markExhausted` notifies, with `"<key> <day>"`; every warm listens on it
     /// (``watchExhaustion(key:noticed:)``) and stops at once.
-    public static let quotaChannel = "filmcache_quota"
+    package static let quotaChannel = "filmcache_quota"
 
     /// Reserves up to `count` calls (see `CacheStore.reserveCalls`): read the day's use and add to it
     /// in one transaction under the key's lock. Counted before they are sent: a crash can over-count

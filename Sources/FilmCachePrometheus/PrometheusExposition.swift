@@ -8,7 +8,7 @@ import Prometheus
 /// in; within a family the series are sorted, so the same families always give the same text.
 /// Whole numbers are written without a fraction (`75`, not `75.0`), as the file always had them: a
 /// script or an alert may match on them. A family without samples has nothing to emit and is left out.
-public enum PrometheusExposition {
+package enum PrometheusExposition {
     /// The text of `families`, one after the other.
     public static func text(_ families: [MetricFamily]) -> String {
         var text = ""

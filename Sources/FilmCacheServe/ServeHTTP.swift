@@ -22,8 +22,8 @@ public struct ServeListenOptions: Sendable {
     /// no connection for long.
     public var headDeadline = Setting.requestHeadTimeout.default
     /// The longest request line (the query string in it) and header block taken; longer is refused.
-    public var maxRequestLine = 8 * 1024
-    public var maxHeaderBytes = 16 * 1024
+    package var maxRequestLine = 8 * 1024
+    package var maxHeaderBytes = 16 * 1024
 
     public init(host: String, port: Int) {
         self.host = host

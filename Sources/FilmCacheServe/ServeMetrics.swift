@@ -59,7 +59,7 @@ public final class ServeMetrics: Sendable {
     public var outcomes: [ServeResponse.Outcome: Int] { tallies.withLock { $0 } }
 
     /// Counts one call to OMDb by how it was answered (`200`, `401`, `503`, `transport`).
-    public func upstreamCall(_ answer: String) {
+    package func upstreamCall(_ answer: String) {
         let counter = upstream.withLock { counters in
             if let counter = counters[answer] { return counter }
             let counter = Metrics.Counter(

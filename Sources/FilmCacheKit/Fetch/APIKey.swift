@@ -23,10 +23,10 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     var echo: SecretEcho { SecretEcho(secret) }
 
     /// The fingerprint as reports show it: its first twelve hex digits.
-    public var shortFingerprint: String { KeyFingerprint.short(fingerprint) }
+    package var shortFingerprint: String { KeyFingerprint.short(fingerprint) }
 
     /// The name databases from before the slow hash gave this key (four hex digits, shared by many keys).
-    public var legacyFingerprint: String { KeyFingerprint.legacy(secret) }
+    package var legacyFingerprint: String { KeyFingerprint.legacy(secret) }
 
     /// Reads the key from the environment variable `name` or, if given, a file.
     ///

@@ -16,7 +16,7 @@ public final class CurlMultiTransport: HTTPRequestTransport {
         public var totalTimeout = Setting.timeout.default
         /// Larger bodies fail with `TransportFailure.bodyTooLarge` instead of growing memory.
         public var maxBodyBytes: Int = 1 << 20
-        public var userAgent: String = "filmcache/\(FilmCacheVersion.current) (libcurl)"
+        package var userAgent: String = "filmcache/\(FilmCacheVersion.current) (libcurl)"
 
         public init() {}
     }

@@ -10,15 +10,15 @@
 /// redirect from there to `http://192.168.1.20/…` or to `http://localhost/…`.
 public struct DestinationPolicy: Sendable, Hashable {
     /// Whether internal addresses are refused (unless the host is allowed).
-    public let refusesInternal: Bool
+    package let refusesInternal: Bool
     /// Host names, normalized (``normalizedHost(_:)``), that may reach internal addresses.
-    public let allowedHosts: Set<String>
+    package let allowedHosts: Set<String>
 
     /// Any address: the policy of OMDb calls.
     public static let any = DestinationPolicy(refusesInternal: false, allowedHosts: [])
 
     /// Public addresses only, and any address for the hosts named in `allowedHosts`.
-    public static func publicOnly(allowing allowedHosts: some Sequence<String>) -> DestinationPolicy {
+    package static func publicOnly(allowing allowedHosts: some Sequence<String>) -> DestinationPolicy {
         DestinationPolicy(refusesInternal: true, allowedHosts: Set(allowedHosts.map(normalizedHost)))
     }
 
@@ -29,7 +29,7 @@ public struct DestinationPolicy: Sendable, Hashable {
 
     /// Why a connection for a URL whose host is `host` to `address` is refused, or `nil` when it
     /// may be made (`host` is asked for only when the address is internal).
-    public func refusal(host: @autoclosure () -> String, address: IPAddress) -> DestinationRefusal? {
+    package func refusal(host: @autoclosure () -> String, address: IPAddress) -> DestinationRefusal? {
         guard refusesInternal, let range = address.internalRange else { return nil }
         let host = Self.normalizedHost(host())
         guard !allowedHosts.contains(host) else { return nil }

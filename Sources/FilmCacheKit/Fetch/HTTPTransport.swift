@@ -11,7 +11,7 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     public var body: [UInt8]
     /// The `Retry-After` header's value, if the server sent one.
-    public var retryAfter: String?
+    package var retryAfter: String?
     /// The `Content-Type` header's value, if the server sent one.
     public var contentType: String?
     /// The `ETag` header's value, if the server sent one.
@@ -39,9 +39,9 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Extra request header lines, e.g. `If-None-Match: "abc"`.
     public var headers: [String]
     /// Redirects followed (0: none, the rule for OMDb calls).
-    public var maxRedirects: Int
+    package var maxRedirects: Int
     /// The addresses the request and its redirects may connect to.
-    public var destinations: DestinationPolicy
+    package var destinations: DestinationPolicy
 
     public init(url: String, headers: [String] = [], maxRedirects: Int = 0, destinations: DestinationPolicy = .any) {
         self.url = url

@@ -39,7 +39,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// IPv6 forms that carry an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible
     /// `::a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:AABB:CCDD::`) are judged by the IPv4
     /// address they carry: `::ffff:127.0.0.1` reaches this machine's loopback as surely as `127.0.0.1`.
-    public var internalRange: InternalRange? {
+    package var internalRange: InternalRange? {
         bytes.count == 4 ? Self.range(ipv4: bytes) : Self.range(ipv6: bytes)
     }
 

@@ -18,7 +18,7 @@ public enum KeyFingerprint {
     /// The salt: fixed (one key has one name in every database, so hosts sharing a ledger agree), naming its use.
     static let salt = Array("filmcache-ledger-v1".utf8)
     /// How many hex digits reports show.
-    public static let shownDigits = 12
+    package static let shownDigits = 12
 
     /// Keys already hashed by this process: hashing is slow on purpose, and a process sees one key or two.
     private static let known = Mutex<[String: String]>([:])

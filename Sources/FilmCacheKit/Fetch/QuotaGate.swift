@@ -11,7 +11,7 @@ import Synchronization
 /// reservation on a server takes a few milliseconds, in which a fast run sends a hundred calls).
 /// At a rate-limited pace it stays at the cap and reserves only when spent. A crash over-counts
 /// by at most one and a half blocks' unsent calls; it never under-counts.
-public final class QuotaGate: Sendable {
+package final class QuotaGate: Sendable {
     private let store: any QuotaLedger
     /// Keeps ledger calls (new minute, new block, the final release) to one at a time.
     private let ledgerSerial = AsyncLock()
@@ -54,7 +54,7 @@ public final class QuotaGate: Sendable {
     static let fastBlock = Duration.milliseconds(50)
     static let slowBlock = Duration.milliseconds(500)
     /// How many times the in-flight cap a block may grow to.
-    public static let growthLimit = 8
+    package static let growthLimit = 8
 
     /// A gate for `key`, spending at most `usable` of `dailyLimit` a quota day, reserving `block`
     /// calls at a time (up to `growth` times more while calls go fast).
@@ -205,7 +205,7 @@ public final class QuotaGate: Sendable {
     /// Takes back one call handed out by ``acquire()`` whose request provably never left (no
     /// connection was ever opened): it returns to the reservation, and ``finish()`` gives it back
     /// to the ledger with the other unsent ones. Never for a call that may have been sent.
-    public func giveBack() {
+    package func giveBack() {
         state.withLock { s in
             if s.sentInMinute > 0 {
                 s.sentInMinute -= 1

@@ -10,16 +10,16 @@
 /// after it, as in a URL's `apikey=KEY&`). A key shorter than ``shortLength`` (OMDb's are eight
 /// characters; short ones are for tests and stand-ins) counts only right after `apikey=`, so a
 /// key such as `demo` does not turn a plot that says "demo" into an echo.
-public struct SecretEcho: Sendable {
+package struct SecretEcho: Sendable {
     /// The secret's bytes, ASCII letters lowercased.
     private let folded: [UInt8]
 
     /// What stands for a text that held the secret in a spelling that cannot be masked.
     /// (It says "key" but not "API key": OMDb's messages are told apart by such words.)
-    public static let withheld = "(an upstream text that echoed the key, withheld)"
+    package static let withheld = "(an upstream text that echoed the key, withheld)"
 
     /// What stands where the secret stood.
-    public static let mask: [UInt8] = Array("***".utf8)
+    package static let mask: [UInt8] = Array("***".utf8)
 
     /// The echo of `secret`.
     public init(_ secret: String) {
@@ -27,7 +27,7 @@ public struct SecretEcho: Sendable {
     }
 
     /// Whether `bytes` hold the secret in any spelling an echo takes.
-    public func isEchoed(in bytes: [UInt8]) -> Bool {
+    package func isEchoed(in bytes: [UInt8]) -> Bool {
         guard !folded.isEmpty else { return false }
         if range(in: bytes, from: 0) != nil { return true }
         guard Self.holdsEscapes(bytes) else { return false }
@@ -44,10 +44,10 @@ public struct SecretEcho: Sendable {
     }
 
     /// Whether `text` holds the secret in any spelling an echo takes.
-    public func isEchoed(in text: String) -> Bool { isEchoed(in: Array(text.utf8)) }
+    package func isEchoed(in text: String) -> Bool { isEchoed(in: Array(text.utf8)) }
 
     /// `bytes` with every occurrence of the secret as written (any case) replaced by ``mask``.
-    public func redacting(_ bytes: [UInt8]) -> [UInt8] {
+    package func redacting(_ bytes: [UInt8]) -> [UInt8] {
         guard !folded.isEmpty, var found = range(in: bytes, from: 0) else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -65,13 +65,13 @@ public struct SecretEcho: Sendable {
 
     /// `text` with the secret cut out: every occurrence as written masked, and the whole text
     /// replaced by `replacement` when it still holds the secret in an escaped spelling.
-    public func redacting(_ text: String, replacement: String) -> String {
+    package func redacting(_ text: String, replacement: String) -> String {
         let bytes = redacting(Array(text.utf8))
         return isEchoed(in: bytes) ? replacement : String(decoding: bytes, as: UTF8.self)
     }
 
     /// Keys shorter than this count only after `apikey=`.
-    public static let shortLength = 8
+    package static let shortLength = 8
 
     private static let parameter: [UInt8] = Array("apikey=".utf8)
 

@@ -25,7 +25,7 @@ public struct JobFile: Sendable, Equatable {
     /// A file holding the API key, absolute.
     public var apiKeyFile: String? { settings[.apiKeyFile] }
     /// The environment variable holding the API key, in place of `OMDB_API_KEY`.
-    public var apiKeyVariable: String? { settings[.apiKeyEnv] }
+    package var apiKeyVariable: String? { settings[.apiKeyEnv] }
     /// The poster store's directory, absolute.
     public var posterStore: String? { settings[.posterStore] }
     /// Time between progress log lines when standard error is not a terminal.

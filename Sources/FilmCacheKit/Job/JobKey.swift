@@ -92,7 +92,7 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case posterAllowHosts = "poster_allow_hosts"
 
     /// The worklist formats `worklist_format` accepts.
-    public static let worklistFormats = ["auto", "text", "csv", "json"]
+    package static let worklistFormats = ["auto", "text", "csv", "json"]
 
     /// Keys that would hold the API key itself, refused with a pointer to the two safe ways.
     static let secretKeys: Set<String> = ["api_key", "apikey", "key", "omdb_api_key", "omdb_key"]

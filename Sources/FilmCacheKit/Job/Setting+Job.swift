@@ -19,7 +19,7 @@ extension Setting where Value == String {
         noDefault: "`filmcache.sqlite` in the working directory")
 
     /// A file holding the PostgreSQL password.
-    public static let dbPasswordFile = Setting(
+    package static let dbPasswordFile = Setting(
         .dbPasswordFile, .path, default: nil,
         meaning: "a file holding the PostgreSQL password (one trailing line break dropped); else `PGPASSWORD`,"
             + " then `PGPASSFILE` or `~/.pgpass`", noDefault: "—", flag: "—")
@@ -30,7 +30,7 @@ extension Setting where Value == String {
         meaning: "a file holding the API key (surrounding white space is trimmed)", noDefault: "—")
 
     /// The environment variable holding the API key.
-    public static let apiKeyEnv = Setting(
+    package static let apiKeyEnv = Setting(
         .apiKeyEnv, .variableName, default: nil,
         meaning: "the environment variable holding the key; not with `api_key_file`", noDefault: "`OMDB_API_KEY`",
         flag: "—")

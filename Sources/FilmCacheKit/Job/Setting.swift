@@ -9,7 +9,7 @@ public struct Setting<Value: Sendable & Equatable>: Sendable {
     /// How values are read and written.
     let kind: SettingKind<Value>
     /// The value when neither a flag nor the job gives one; nil when there is none.
-    public let defaultValue: Value?
+    package let defaultValue: Value?
     /// The values taken, for numeric settings.
     public let range: SettingRange?
     /// The flag's help line without its default; `{range}` stands for the range.

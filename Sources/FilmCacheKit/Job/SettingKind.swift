@@ -2,7 +2,7 @@ import Foundation
 
 /// The type of one setting: how a job file's value is read, how it compares with a range, and
 /// how it is written in help and in docs/JOBS.md.
-public struct SettingKind<Value: Sendable & Equatable>: Sendable {
+package struct SettingKind<Value: Sendable & Equatable>: Sendable {
     /// The type as docs/JOBS.md names it: "integer", "duration", "path".
     let name: String
     /// Reads a job file entry given for `key`, its range checked.

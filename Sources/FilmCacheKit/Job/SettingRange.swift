@@ -1,9 +1,9 @@
 /// The range of one numeric setting, the same for its flag and its job file key.
 public struct SettingRange: Sendable {
     /// The values taken, in the setting's unit.
-    public let bounds: ClosedRange<Double>
+    package let bounds: ClosedRange<Double>
     /// A value outside ``bounds`` with a meaning of its own (a rate of 0 is no limit).
-    public let alsoAllowed: Double?
+    package let alsoAllowed: Double?
     /// The unit values are written in, for messages.
     public let unit: String
 
@@ -19,7 +19,7 @@ public struct SettingRange: Sendable {
     }
 
     /// "must be from 1 to 256", with the unit and any value allowed besides.
-    public var requirement: String {
+    package var requirement: String {
         let span = "from \(SettingText.plain(bounds.lowerBound)) to \(SettingText.plain(bounds.upperBound))\(unit)"
         guard let alsoAllowed else { return "must be \(span)" }
         return "must be \(SettingText.plain(alsoAllowed)) or \(span)"

@@ -2,7 +2,7 @@ extension SettingSpec {
     /// The table of docs/JOBS.md's "Keys" section, one row per setting, made from the registry.
     ///
     /// `SettingTableTests` fails when docs/JOBS.md holds another; `FILMCACHE_RECORD_JOBS=1` rewrites it.
-    public static var markdownTable: String {
+    package static var markdownTable: String {
         var lines = ["| key | type | default | meaning | flag |", "| --- | --- | --- | --- | --- |"]
         for spec in all {
             var type = spec.type

@@ -6,7 +6,7 @@ extension IMDBFilm {
     ///
     /// Foundation's `JSONEncoder` on Linux orders keys by hash, which differs between runs, so
     /// the form is written by hand; `canonicalDecoder()` (or any JSON reader) reads it back.
-    public func canonicalJSON() -> Data {
+    package func canonicalJSON() -> Data {
         var w = CanonicalJSONWriter()
         w.open("{")
         writeCanonicalKeys(&w)
@@ -72,7 +72,7 @@ extension IMDBFilm {
     }
 
     /// A decoder for the canonical JSON form (ISO-8601 dates).
-    public static func canonicalDecoder() -> JSONDecoder {
+    package static func canonicalDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder

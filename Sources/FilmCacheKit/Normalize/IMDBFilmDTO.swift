@@ -48,7 +48,7 @@ public struct IMDBFilmDTO: Sendable, Equatable {
     /// `DVD`, a release date like `Released`.
     public var dvd: String?
     /// `BoxOffice`, e.g. `$187,705,427`.
-    public var boxOffice: String?
+    package var boxOffice: String?
     /// `Production`.
     public var production: String?
     /// `Website`.
@@ -62,7 +62,7 @@ public struct IMDBFilmDTO: Sendable, Equatable {
     /// `seriesID`, episodes only.
     public var seriesID: String?
     /// What in the body did not fit OMDb's shape, in body order; each becomes a warning.
-    public var anomalies: [WireAnomaly]
+    package var anomalies: [WireAnomaly]
 
     /// Creates an empty DTO.
     public init() {
@@ -72,7 +72,7 @@ public struct IMDBFilmDTO: Sendable, Equatable {
 }
 
 /// Something in an OMDb body that did not fit the wire shape, named by OMDb's key.
-public struct WireAnomaly: Sendable, Equatable {
+package struct WireAnomaly: Sendable, Equatable {
     /// OMDb's key, e.g. `Metascore`, or `Ratings` for a bad entry of that list.
     public var field: String
     /// What was wrong, e.g. `expected a string, found number 94`.

@@ -1,6 +1,6 @@
 /// One of OMDb's words from a set it documents, with a case for any other, carried as its text: a
 /// film's `Type`, a rating's `Source`. The canonical JSON form is the text itself.
-public protocol OMDbWord: Codable, CustomStringConvertible {
+package protocol OMDbWord: Codable, CustomStringConvertible {
     /// Maps OMDb's text onto the known words, or the case for any other.
     init(omdb text: String)
 }

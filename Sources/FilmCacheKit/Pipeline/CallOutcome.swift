@@ -1,5 +1,5 @@
 /// What one OMDb call came to, for the per-outcome call counts of a run and its metrics.
-public enum CallOutcome: String, Sendable, CaseIterable, Codable, CodingKeyRepresentable {
+package enum CallOutcome: String, Sendable, CaseIterable, Codable, CodingKeyRepresentable {
     /// A film arrived.
     case film
     /// OMDb said it does not know the ID.

@@ -5,17 +5,17 @@ public struct NightPlan: Sendable, Equatable {
     /// The ordered work, cut to the calls left today.
     public var plan: Plan
     /// The quota day the plan was made in.
-    public var quotaDay: String
+    package var quotaDay: String
     /// Calls usable per quota day (the limit less the reserve).
     public var callsPerDay: Int
     /// Calls already counted today for the key.
-    public var callsUsed: Int
+    package var callsUsed: Int
     /// Calls left today before the reserve.
-    public var callsLeft: Int
+    package var callsLeft: Int
     /// OMDb said "limit reached" earlier today.
     public var exhausted: Bool
     /// Worklist lines that named no ID.
-    public var skippedLines: Int
+    package var skippedLines: Int
     /// What each worklist file held.
     public var files: [WorklistFile] = []
 

@@ -25,18 +25,18 @@ public struct WarmConfiguration: Sendable {
     /// The time zone whose midnight starts a quota day.
     public var quotaTimeZone = Setting.quotaTimezone.default
     /// Retries of one ID within a run: exponential backoff with full jitter, `Retry-After` honoured.
-    public var backoff = Backoff(
+    package var backoff = Backoff(
         base: Setting.retryBase.default, cap: Setting.retryCap.default, maxAttempts: Setting.maxAttempts.default,
         maxWait: .seconds(120))
     /// Pauses new work after repeated transient failures and ends the run after more.
-    public var circuitBreaker = CircuitBreaker<ContinuousClock>(
+    package var circuitBreaker = CircuitBreaker<ContinuousClock>(
         pauseAfter: Setting.breakerPauseAfter.default, stopAfter: Setting.breakerStopAfter.default,
         coolDown: Setting.breakerCoolDown.default)
     /// Films and lookups committed per transaction.
     public var batchSize = 256
     /// The longest a fetched result waits before it is committed, whatever the batch holds: a
     /// kill loses at most about two of these of paid answers.
-    public var commitInterval = Duration.seconds(1)
+    package var commitInterval = Duration.seconds(1)
     /// On a cache several warms share: how long IDs this run claims stay its own without a renewal
     /// (each claim renews them); a killed run's IDs go to the others once it passes.
     public var claimLease = Setting.claimLease.default
@@ -71,7 +71,7 @@ public struct WarmConfiguration: Sendable {
     }
 
     /// The quota day an instant falls in.
-    public func quotaDay(containing instant: Date) -> QuotaDay { QuotaDay(containing: instant, in: quotaTimeZone) }
+    package func quotaDay(containing instant: Date) -> QuotaDay { QuotaDay(containing: instant, in: quotaTimeZone) }
 
     /// The OMDb URL of every request up to the ID, which is appended as it stands (IDs are
     /// `tt` and digits). It carries the key, so it is never logged. A run works it out once.

@@ -39,7 +39,7 @@ public struct WarmProgress: Sendable, Equatable {
     }
 
     /// Time until the rest is done at the rate so far; `nil` while no ID has finished.
-    public var estimatedTimeLeft: Duration? {
+    package var estimatedTimeLeft: Duration? {
         let left = max(0, total - done)
         if left == 0 { return .zero }
         let rate = rate

@@ -11,11 +11,11 @@ public struct WarmSummary: Sendable, Equatable, Codable {
     /// IDs that failed this run (recorded with a retry time).
     public var failed = 0
     /// Of `fetched`: films asked for by title (`t=`), their titles now in the title index.
-    public var titlesResolved = 0
+    package var titlesResolved = 0
     /// Of `notFound`: titles OMDb found no film for, recorded in the title index as such.
-    public var titlesNotFound = 0
+    package var titlesNotFound = 0
     /// Worklist titles the title index answered without a call.
-    public var titlesKnown = 0
+    package var titlesKnown = 0
     /// Planned but not fetched: the budget, the limit, a stop request or the time limit ended the run first.
     public var deferred = 0
     /// IDs not cached when the run planned (negative answers due again included).
@@ -23,15 +23,15 @@ public struct WarmSummary: Sendable, Equatable, Codable {
     /// IDs cached but past their TTL when the run planned.
     public var stale = 0
     /// Not-found or failed IDs whose recheck time has not come.
-    public var awaitingRecheck = 0
+    package var awaitingRecheck = 0
     /// OMDb calls made (retries included), each counted in the ledger before it was sent.
     public var calls = 0
     /// OMDb calls by what each came to; they add up to `calls`.
-    public var callsByOutcome: [CallOutcome: Int] = [:]
+    package var callsByOutcome: [CallOutcome: Int] = [:]
     /// Worklist lines that named no ID.
-    public var skippedLines = 0
+    package var skippedLines = 0
     /// Fields that could not be read in fetched films.
-    public var normalizationWarnings = 0
+    package var normalizationWarnings = 0
     /// Why the run ended early, if it did.
     public var stopReason: StopReason?
     /// What the server answered when the run stopped as ``StopReason/notOMDb``, or why OMDb could

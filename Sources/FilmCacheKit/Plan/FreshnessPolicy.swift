@@ -10,21 +10,21 @@ public struct FreshnessPolicy: Sendable, Equatable {
     /// The TTL of everything neither recent nor old (the apps' own policy).
     public var ttl: TimeInterval = Setting.ttlDays.default * Self.day
     /// The TTL of recent releases and of series still running.
-    public var recentTTL: TimeInterval = Setting.recentTTLDays.default * Self.day
+    package var recentTTL: TimeInterval = Setting.recentTTLDays.default * Self.day
     /// How long after its release a title counts as recent (about six months).
-    public var recentWindow: TimeInterval = Setting.recentWindowDays.default * Self.day
+    package var recentWindow: TimeInterval = Setting.recentWindowDays.default * Self.day
     /// The TTL of titles released long ago.
-    public var oldTTL: TimeInterval = Setting.oldTTLDays.default * Self.day
+    package var oldTTL: TimeInterval = Setting.oldTTLDays.default * Self.day
     /// How long after its release a title counts as old (about ten years).
-    public var oldAfter: TimeInterval = 3_652 * Self.day
+    package var oldAfter: TimeInterval = 3_652 * Self.day
     /// How long a "not found" answer stands before the ID is asked again.
-    public var notFoundTTL: TimeInterval = Setting.notFoundTTLDays.default * Self.day
+    package var notFoundTTL: TimeInterval = Setting.notFoundTTLDays.default * Self.day
     /// How long OMDb's "not found" for a title (`t=`) stands before the title is asked again.
-    public var titleNotFoundTTL: TimeInterval = Setting.titleNotFoundTTLDays.default * Self.day
+    package var titleNotFoundTTL: TimeInterval = Setting.titleNotFoundTTLDays.default * Self.day
     /// The wait after an ID's first failed run; it doubles with each further failed run.
-    public var failureRetryBase: TimeInterval = 3_600
+    package var failureRetryBase: TimeInterval = 3_600
     /// The longest wait between failed runs of one ID.
-    public var failureRetryCap: TimeInterval = 7 * Self.day
+    package var failureRetryCap: TimeInterval = 7 * Self.day
     /// A forced refresh (`warm --refresh`): rows fetched before this instant are stale whatever
     /// their TTL, and negative answers and failures are due at once. The run's start, so a film
     /// the run (or one beside it) fetched is not fetched again.
@@ -45,7 +45,7 @@ public struct FreshnessPolicy: Sendable, Equatable {
     }
 
     /// Which TTL a title gets.
-    public enum AgeClass: String, Sendable, CaseIterable {
+    package enum AgeClass: String, Sendable, CaseIterable {
         /// Released within `recentWindow` (or not yet), or a series still running.
         case recent
         /// Neither recent nor old, or its age is unknown.
@@ -55,7 +55,7 @@ public struct FreshnessPolicy: Sendable, Equatable {
     }
 
     /// The age class of a title at `now`.
-    public func ageClass(of title: TitleAge, at now: Date) -> AgeClass {
+    package func ageClass(of title: TitleAge, at now: Date) -> AgeClass {
         if title.isRunningSeries { return .recent }
         guard let released = title.releasedAt else { return .standard }
         let age = now.timeIntervalSince(released)
@@ -106,13 +106,13 @@ public struct FreshnessPolicy: Sendable, Equatable {
     /// When a row fetched at `fetchedAt` stops being fresh, seen at `now`: its TTL after it was
     /// fetched, or `now` itself for a row fetched more than ``clockSkew`` in the future (as ``judge``
     /// has it stale).
-    public func freshUntil(fetchedAt: Date, title: TitleAge, at now: Date) -> Date {
+    package func freshUntil(fetchedAt: Date, title: TitleAge, at now: Date) -> Date {
         if now.timeIntervalSince(fetchedAt) < -Self.clockSkew { return now }
         return fetchedAt.addingTimeInterval(ttl(of: title, at: now))
     }
 
     /// When an ID that has now failed `attempts` runs in a row is tried again.
-    public func nextFailureAttempt(after attempts: Int, at instant: Date) -> Date {
+    package func nextFailureAttempt(after attempts: Int, at instant: Date) -> Date {
         let doublings = min(max(attempts - 1, 0), 30)
         return instant.addingTimeInterval(min(failureRetryCap, failureRetryBase * Double(1 << doublings)))
     }
@@ -121,9 +121,9 @@ public struct FreshnessPolicy: Sendable, Equatable {
 /// What the freshness policy needs to know about a cached title's age.
 public struct TitleAge: Sendable, Equatable {
     /// The release date, or January 1 of the first year when OMDb gives no date.
-    public var releasedAt: Date?
+    package var releasedAt: Date?
     /// A series whose run has no end year.
-    public var isRunningSeries: Bool
+    package var isRunningSeries: Bool
 
     public init(releasedAt: Date?, isRunningSeries: Bool) {
         self.releasedAt = releasedAt

@@ -175,13 +175,13 @@ public struct Plan: Sendable, Equatable {
     /// IDs and titles due but beyond today's budget, in the order they would follow.
     public private(set) var postponed: [FetchTarget] = []
     /// IDs to fetch, in the order to fetch them, within today's budget.
-    public var toFetch: [String] { scheduled.compactMap(\.imdbID) }
+    package var toFetch: [String] { scheduled.compactMap(\.imdbID) }
     /// IDs due but beyond today's budget, in the order they would follow.
     public var deferred: [String] { postponed.compactMap(\.imdbID) }
     /// Titles to resolve within today's budget, in the order to ask.
-    public var titlesToResolve: [TitleEntry] { scheduled.compactMap(\.title) }
+    package var titlesToResolve: [TitleEntry] { scheduled.compactMap(\.title) }
     /// Titles to resolve beyond today's budget.
-    public var titlesDeferred: [TitleEntry] { postponed.compactMap(\.title) }
+    package var titlesDeferred: [TitleEntry] { postponed.compactMap(\.title) }
     /// Distinct worklist IDs, titles the index answers counted as their IDs.
     public var considered = 0
     /// Cached, within their TTL and made by the current normalizer.
@@ -191,9 +191,9 @@ public struct Plan: Sendable, Equatable {
     /// Cached but past their TTL.
     public var stale = 0
     /// Fresh but made by an older normalizer.
-    public var upgrades = 0
-    public var notFoundAwaitingRecheck = 0
-    public var failedAwaitingRetry = 0
+    package var upgrades = 0
+    package var notFoundAwaitingRecheck = 0
+    package var failedAwaitingRetry = 0
     /// For IDs to fetch whose earlier runs failed: how many runs failed (sets the next backoff).
     public var failedBefore: [String: Int] = [:]
     /// Due IDs (to fetch tonight or deferred) that apps asked for, with how often (their demand).
@@ -210,7 +210,7 @@ public struct Plan: Sendable, Equatable {
         /// Titles OMDb did not find, waiting for their recheck.
         public var notFound = 0
         /// Titles to ask OMDb for (`t=`), one call each, tonight or later.
-        public var toResolve = 0
+        package var toResolve = 0
 
         public init() {}
     }

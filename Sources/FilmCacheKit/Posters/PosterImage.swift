@@ -3,7 +3,7 @@ public enum PosterImage: String, Sendable, CaseIterable {
     case jpeg, png, webp
 
     /// The file name extension a stored poster of this format gets.
-    public var fileExtension: String {
+    package var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
         case .png: "png"
@@ -13,7 +13,7 @@ public enum PosterImage: String, Sendable, CaseIterable {
 
     /// The format whose signature `bytes` start with, or `nil`: JPEG `FF D8 FF`, PNG's eight-byte
     /// signature, WebP `RIFF····WEBP`.
-    public static func sniff(_ bytes: some Collection<UInt8>) -> PosterImage? {
+    package static func sniff(_ bytes: some Collection<UInt8>) -> PosterImage? {
         let head = Array(bytes.prefix(12))
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }

@@ -10,15 +10,15 @@ public struct PosterSettings: Sendable, Equatable {
     /// A larger poster is refused (and not stored).
     public var maxBytes = Setting.posterMaxBytes.default
     /// A stored poster is revalidated once its last check is this old.
-    public var revalidateAfter = Duration.seconds(Setting.posterRevalidateDays.default * 86_400)
+    package var revalidateAfter = Duration.seconds(Setting.posterRevalidateDays.default * 86_400)
     /// A poster that is gone (404, 410) is asked for again after this long.
-    public var goneRetryAfter = Duration.seconds(Setting.posterGoneRetryDays.default * 86_400)
+    package var goneRetryAfter = Duration.seconds(Setting.posterGoneRetryDays.default * 86_400)
     /// The first retry delay of a failed poster; it doubles with each failure in a row, up to a week.
-    public var failedRetryAfter: Duration = .seconds(3600)
+    package var failedRetryAfter: Duration = .seconds(3600)
     /// Hosts whose posters may be fetched from internal addresses (loopback, private, link-local,
     /// unique-local …), by the name the poster URL spells; every other poster host must resolve to
     /// public addresses, on the first request and on every redirect.
-    public var allowedHosts: [String] = []
+    package var allowedHosts: [String] = []
 
     public init() {}
 

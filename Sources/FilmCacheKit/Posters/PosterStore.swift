@@ -123,11 +123,11 @@ public struct PosterStore: Sendable {
         /// Poster files no film references, removed.
         public var removed = 0
         /// Bytes those files held.
-        public var removedBytes = 0
+        package var removedBytes = 0
         /// Temporary files a killed run left, removed.
-        public var temporaryRemoved = 0
+        package var temporaryRemoved = 0
         /// Files whose names are not the store's, left alone.
-        public var foreign = 0
+        package var foreign = 0
         /// Files kept (referenced, or too new to judge).
         public var kept = 0
     }

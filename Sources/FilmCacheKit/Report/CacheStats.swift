@@ -5,13 +5,13 @@ public struct CacheStats: Sendable, Equatable {
     /// The database file, or the URL of a database on a server.
     public var databasePath: String
     /// Whether the file exists (an absent one is reported as an empty cache, not created).
-    public var databaseExists: Bool
+    package var databaseExists: Bool
     /// Whether the database is on a server (PostgreSQL), not in a file.
-    public var onServer: Bool
+    package var onServer: Bool
     /// Bytes of the database file; on a server, of the cache's tables with their indexes.
-    public var databaseBytes: Int
+    package var databaseBytes: Int
     /// Bytes of its write-ahead log (`-wal`), 0 when there is none.
-    public var walBytes: Int
+    package var walBytes: Int
     /// Cache-wide counts.
     public var census: CacheCensus
     /// The policy the census judged freshness by.
@@ -24,7 +24,7 @@ public struct CacheStats: Sendable, Equatable {
     public var now: Date
 
     /// Bytes on disk: the database and its write-ahead log.
-    public var fileBytes: Int { databaseBytes + walBytes }
+    package var fileBytes: Int { databaseBytes + walBytes }
 
     /// Takes the stats of the cache at `location` through `store` at `now`, planning `worklist` if
     /// given. A SQLite file's existence and sizes are read from disk; a PostgreSQL database exists

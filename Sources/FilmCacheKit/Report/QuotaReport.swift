@@ -3,7 +3,7 @@ import Foundation
 /// Renders a key's quota for people (`filmcache quota`), programs (`--json`) and Prometheus (`--prometheus`).
 public enum QuotaReport {
     /// Cells the bar chart gives the daily limit.
-    public static let chartWidth = 40
+    package static let chartWidth = 40
 
     /// The text `filmcache quota` prints.
     public static func text(_ s: QuotaStatus, database: String) -> String {
@@ -111,7 +111,7 @@ public enum QuotaReport {
     }
 
     /// The quota as Prometheus gauges, labelled with the key's fingerprint.
-    public static func metricFamilies(_ s: QuotaStatus) -> [MetricFamily] {
+    package static func metricFamilies(_ s: QuotaStatus) -> [MetricFamily] {
         let labels = s.keyFingerprint.map { ["key": KeyFingerprint.short($0)] } ?? [:]
         func gauge(_ name: String, _ help: String, _ value: Double?) -> MetricFamily {
             MetricFamily(

@@ -46,7 +46,7 @@ public struct QuotaStatus: Sendable, Equatable {
     public var nextReset: Date { today.nextReset }
 
     /// The latest observed reset, if any.
-    public var latestObservedReset: Date? { observedResets.last }
+    package var latestObservedReset: Date? { observedResets.last }
 
     /// Reads `keyFingerprint`'s status at `now` (without a key, the busiest key's) over the last `days` quota days.
     ///

@@ -3,7 +3,7 @@ import Foundation
 /// Renders the cache's stats for people (`filmcache stats`) and for programs (`stats --json`).
 public enum StatsReport {
     /// Cells the longest bar of a chart gets.
-    public static let chartWidth = 30
+    package static let chartWidth = 30
 
     /// The text `filmcache stats` prints.
     public static func text(_ s: CacheStats) -> String {

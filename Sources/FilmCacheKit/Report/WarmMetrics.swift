@@ -11,7 +11,7 @@ public struct WarmMetrics: Sendable, Equatable {
     /// What the run did; `nil` when it aborted with an error before summing up.
     public var summary: WarmSummary?
     /// When the latest completed run (exit 0 or 75) ended, this one included; `nil` if none ever has.
-    public var lastSuccessAt: Date?
+    package var lastSuccessAt: Date?
     /// The key's quota after the run; `nil` when the database could not be read.
     public var quota: QuotaStatus?
 

@@ -3,15 +3,15 @@ import Foundation
 /// OMDb's answer bodies as `filmcache serve` reads and writes them.
 public enum OMDbAnswer {
     /// OMDb's words for a request without a key.
-    public static let noKey = "No API key provided."
+    package static let noKey = "No API key provided."
     /// OMDb's words for a key it does not know (here: a token the tokens file does not list).
     public static let invalidKey = "Invalid API key!"
     /// OMDb's words once a key's daily limit is spent.
     public static let limitReached = "Request limit reached!"
     /// OMDb's words for an `i=` that is no IMDb ID.
-    public static let incorrectID = "Incorrect IMDb ID."
+    package static let incorrectID = "Incorrect IMDb ID."
     /// OMDb's words for a request it cannot make sense of.
-    public static let somethingWentWrong = "Something went wrong."
+    package static let somethingWentWrong = "Something went wrong."
     /// OMDb's words for trouble on its side: what a miss gets while OMDb cannot be reached.
     public static let errorGettingData = "Error getting data."
 
@@ -43,7 +43,7 @@ public enum OMDbAnswer {
     }
 
     /// OMDb's XML error form: `<root response="False"><error>…</error></root>`.
-    public static func xmlError(_ message: String) -> [UInt8] {
+    package static func xmlError(_ message: String) -> [UInt8] {
         let text = MarkupText.escaped(message)
         return Array(
             #"<?xml version="1.0" encoding="UTF-8"?><root response="False"><error>\#(text)</error></root>"#.utf8)

@@ -6,7 +6,7 @@ import Foundation
 /// form — `t=`, `s=`, `Season=`, `Season=` with `Episode=`, `plot=full` — is answered from the
 /// answer cache, under ``AnswerQuery/cacheKey``: the query with its parameters in one order, its
 /// text folded as OMDb matches it (case, accents, runs of spaces), defaults left out, and no key.
-public enum ServeQuery: Sendable, Equatable {
+package enum ServeQuery: Sendable, Equatable {
     /// `i=` with the short plot: the film as stored.
     case film(imdbID: String)
     /// Any other query: OMDb's answer, kept as it was sent.
@@ -88,7 +88,7 @@ public enum ServeQuery: Sendable, Equatable {
 }
 
 /// A query answered from the answer cache.
-public struct AnswerQuery: Sendable, Equatable {
+package struct AnswerQuery: Sendable, Equatable {
     /// Which of OMDb's query forms it is.
     public enum Kind: String, Sendable {
         /// `i=` with `plot=full`.
@@ -105,18 +105,18 @@ public struct AnswerQuery: Sendable, Equatable {
 
     public var kind: Kind
     /// The answer cache's key: `t=heat&y=1995`, parameters in a fixed order, text folded.
-    public var cacheKey: String
+    package var cacheKey: String
     /// The query part of the OMDb request after the key, percent-encoded, as the app wrote it.
     public var upstream: String
 
     /// The answer cache's key for OMDb's negative answer ("Movie not found!"): `asked:` and the
     /// query as sent. A found film answers every spelling that folds to ``cacheKey``; a miss
     /// answers only the spelling that got it, so a misspelling never denies the right title.
-    public var askedKey: String { "asked:" + upstream }
+    package var askedKey: String { "asked:" + upstream }
     /// The film the query names by ID, whose demand it counts.
     public var imdbID: String?
     /// For `t=` with the short plot: the title index's query, answered when OMDb finds the title.
-    public var titleQuery: TitleQuery?
+    package var titleQuery: TitleQuery?
 
     /// What OMDb's positive answer looks like; another body is not OMDb's and is never stored.
     public var shape: AnswerShape {
@@ -128,7 +128,7 @@ public struct AnswerQuery: Sendable, Equatable {
     }
 
     /// Whether OMDb answers it with one film's body, which is then stored as the film too.
-    public var answersWithFilm: Bool { (kind == .title && titleQuery != nil) || kind == .episode }
+    package var answersWithFilm: Bool { (kind == .title && titleQuery != nil) || kind == .episode }
 }
 
 /// Builds an ``AnswerQuery``'s key and upstream query side by side.

@@ -5,19 +5,19 @@ public struct CacheCensus: Sendable, Equatable {
     /// Rows in `films`.
     public var films = 0
     /// Films by OMDb `Type`; rows without one count under `"unknown"`.
-    public var filmsByType: [String: Int] = [:]
+    package var filmsByType: [String: Int] = [:]
     /// Films within their TTL and made by the current normalizer.
     public var fresh = 0
     /// Films past their TTL.
     public var stale = 0
     /// Films within their TTL but made by an older normalizer.
-    public var upgrades = 0
+    package var upgrades = 0
     /// Films by the freshness policy's age class (which TTL they get).
-    public var ageClasses: [FreshnessPolicy.AgeClass: Int] = [:]
+    package var ageClasses: [FreshnessPolicy.AgeClass: Int] = [:]
     /// Films by how long ago they were fetched, one count per ``ageBuckets`` entry.
-    public var fetchedAges: [Int] = Array(repeating: 0, count: CacheCensus.ageBuckets.count)
+    package var fetchedAges: [Int] = Array(repeating: 0, count: CacheCensus.ageBuckets.count)
     /// Films by the normalizer version that made them.
-    public var dataVersions: [Int: Int] = [:]
+    package var dataVersions: [Int: Int] = [:]
     /// `lookups` rows with OMDb's permanent "not found".
     public var notFound = 0
     /// `lookups` rows of fetches that failed.
@@ -27,7 +27,7 @@ public struct CacheCensus: Sendable, Equatable {
     public init() {}
 
     /// One bar of the age histogram: films fetched less than `upperBound` ago (and no less than the bar before).
-    public struct AgeBucket: Sendable, Equatable {
+    package struct AgeBucket: Sendable, Equatable {
         /// How the bar is labelled, e.g. `"1–7 d"`.
         public var label: String
         /// The exclusive upper bound of the age; `nil` for the last, open bar.
@@ -35,7 +35,7 @@ public struct CacheCensus: Sendable, Equatable {
     }
 
     /// The histogram's bars: under a day, a week, a month, three months, and older.
-    public static let ageBuckets: [AgeBucket] = [
+    package static let ageBuckets: [AgeBucket] = [
         AgeBucket(label: "< 1 d", upperBound: FreshnessPolicy.day),
         AgeBucket(label: "1–7 d", upperBound: 7 * FreshnessPolicy.day),
         AgeBucket(label: "7–30 d", upperBound: 30 * FreshnessPolicy.day),
@@ -44,7 +44,7 @@ public struct CacheCensus: Sendable, Equatable {
     ]
 
     /// The index of the bar a film fetched `age` seconds ago falls in (a fetch in the future counts as new).
-    public static func ageBucket(for age: TimeInterval) -> Int {
+    package static func ageBucket(for age: TimeInterval) -> Int {
         ageBuckets.firstIndex { bucket in bucket.upperBound.map { age < $0 } ?? true } ?? ageBuckets.count - 1
     }
 

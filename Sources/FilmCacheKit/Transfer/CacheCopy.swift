@@ -86,13 +86,13 @@ public struct TableCopy: Sendable, Equatable {
     public var counts = ImportCounts()
     /// Films whose `fetched_at`, or answers whose `answered_at`, lay in the future, copied as of the
     /// copy's start.
-    public var clamped = 0
+    package var clamped = 0
     /// The target's rows just before the table was copied.
-    public var targetBefore: Int
+    package var targetBefore: Int
     /// The source's rows, counted again after the copy.
-    public var sourceCount = 0
+    package var sourceCount = 0
     /// The target's rows, counted after the copy.
-    public var targetCount = 0
+    package var targetCount = 0
 
     public init(table: CacheTable, targetBefore: Int) {
         self.table = table

@@ -22,7 +22,7 @@ public struct FilmImport {
     private let now: Date
 
     /// Warnings for bad lines logged for one file; the rest are counted in one line.
-    public static let shownWarnings = 20
+    package static let shownWarnings = 20
 
     /// An import into `store`; OMDb bodies count as fetched `now`.
     public init(store: any FilmStore, now: Date, logger: Logger, batchSize: Int = 1000) {

@@ -24,7 +24,7 @@ public enum TransferError: Error, CustomStringConvertible {
 }
 
 /// One line of an import that was skipped, and why.
-public struct BadLine: Error, Sendable, Equatable, CustomStringConvertible {
+package struct BadLine: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file as it was named (`-` for standard input).
     public var file: String
     /// The 1-based line the line or CSV record starts on.

@@ -14,15 +14,15 @@ import Foundation
 /// and a title is read by its title too.
 public enum CSVWorklist {
     /// Header names that hold the ID, in order of preference; matched ignoring case and surrounding spaces.
-    public static let idColumnNames = ["Const", "imdbID", "imdb_id", "tconst"]
+    package static let idColumnNames = ["Const", "imdbID", "imdb_id", "tconst"]
     /// Header names that hold a title, in order of preference.
-    public static let titleColumnNames = ["Title", "Name", "Film", "Movie"]
+    package static let titleColumnNames = ["Title", "Name", "Film", "Movie"]
     /// Header names that hold a year, in order of preference.
-    public static let yearColumnNames = ["Year", "Release Year"]
+    package static let yearColumnNames = ["Year", "Release Year"]
     /// Header names that hold OMDb's type, in order of preference.
-    public static let typeColumnNames = ["Type", "Title Type"]
+    package static let typeColumnNames = ["Type", "Title Type"]
     /// The column only Letterboxd's exports have.
-    public static let letterboxdColumn = "Letterboxd URI"
+    package static let letterboxdColumn = "Letterboxd URI"
 
     /// Parses `data` as CSV with a header row; `file` names it in warnings and errors.
     ///

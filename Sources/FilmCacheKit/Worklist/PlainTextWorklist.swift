@@ -13,7 +13,7 @@ import Foundation
 /// digit in it or a `tt`/`nm` prefix.
 public enum PlainTextWorklist {
     /// What one file yielded; the same shape for every format.
-    public typealias Parsed = ParsedWorklist
+    package typealias Parsed = ParsedWorklist
 
     /// Parses `data` as UTF-8 text (a BOM and CRLF line ends are fine); `file` names it in warnings.
     public static func parse(_ data: Data, file: String) -> ParsedWorklist {

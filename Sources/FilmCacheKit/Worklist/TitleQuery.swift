@@ -31,7 +31,7 @@ public struct TitleQuery: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a film titled `title`, first released in `yearStart`, answers this query: the same
     /// title under ``normalize(_:)``, and the same year when the query gives one.
-    public func isAnswered(byTitle title: String?, yearStart: Int?) -> Bool {
+    package func isAnswered(byTitle title: String?, yearStart: Int?) -> Bool {
         Self.normalize(title ?? "") == key.title && (year == nil || year == yearStart)
     }
 
@@ -41,7 +41,7 @@ public struct TitleQuery: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The query part of the OMDb request after the key: `t=Heat&y=1995`, percent-encoded.
-    public var requestQuery: String {
+    package var requestQuery: String {
         var query = "t=" + QueryItems.encode(title)
         if let year { query += "&y=\(year)" }
         if let type { query += "&type=\(type)" }
@@ -49,7 +49,7 @@ public struct TitleQuery: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The longest title asked for, in characters.
-    public static let maxLength = 300
+    package static let maxLength = 300
 
     /// The years a film can be from; another number is no year (a typo, a rating, a count).
     static let years = 1870...2100

@@ -56,7 +56,7 @@ public struct Worklist: Sendable, Equatable {
     }
 
     /// Calls `body` with every entry and the index of the file naming it, in the order read.
-    public func forEachEntry<E: Error>(_ body: (String, Int) throws(E) -> Void) throws(E) {
+    package func forEachEntry<E: Error>(_ body: (String, Int) throws(E) -> Void) throws(E) {
         for file in fileStarts.indices {
             for index in range(ofFile: file) { try body(packed[index], file) }
         }
@@ -164,7 +164,7 @@ public struct WorklistFile: Sendable, Equatable {
     /// What kind of list it is: ``letterboxd``, `CSV`, `JSON` or `text`.
     public var kind: String
     /// The kind of a Letterboxd export, as messages and `plan` name it.
-    public static let letterboxd = "Letterboxd export"
+    package static let letterboxd = "Letterboxd export"
     /// Entries that named an ID, duplicates included.
     public var ids: Int
     /// Entries that named a title, duplicates included.

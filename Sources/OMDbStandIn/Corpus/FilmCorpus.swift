@@ -40,7 +40,7 @@ public struct FilmCorpus: Sendable {
     }
 
     /// Errors met while loading a corpus directory.
-    public enum LoadError: Error, CustomStringConvertible {
+    package enum LoadError: Error, CustomStringConvertible {
         /// The directory could not be listed.
         case unreadableDirectory(path: String, reason: String)
         /// The directory holds no `tt*.json` files.

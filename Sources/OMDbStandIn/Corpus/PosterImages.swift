@@ -2,9 +2,9 @@ import SplitMix
 
 /// The images the stand-in serves at its corpus's `Poster` URLs: deterministic JPEG-signed bytes
 /// per poster code and version, with an `ETag` and `Last-Modified` that change with the version.
-public enum PosterImages {
+package enum PosterImages {
     /// The prefix of every `Poster` URL in the generated corpus (OMDb's image host).
-    public static let corpusPrefix = "https://m.media-amazon.com/images/M/"
+    package static let corpusPrefix = "https://m.media-amazon.com/images/M/"
     /// The path the stand-in serves posters under.
     public static let path = "/posters/"
 
@@ -38,7 +38,7 @@ public enum PosterImages {
     }
 
     /// A number in 0..<100 fixed per poster, choosing which posters fault.
-    public static func percentile(name: String) -> Int {
+    package static func percentile(name: String) -> Int {
         Int(seed(name: name, version: 0) % 100)
     }
 

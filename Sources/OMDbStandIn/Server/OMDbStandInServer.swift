@@ -181,7 +181,7 @@ public final class OMDbStandInServer: Sendable {
     }
 
     /// Replaces limits, faults and latency while running, like `POST /__standin/faults`.
-    public func updateBehaviour(_ behaviour: StandInBehaviour) {
+    package func updateBehaviour(_ behaviour: StandInBehaviour) {
         engine.updateBehaviour(behaviour)
     }
 

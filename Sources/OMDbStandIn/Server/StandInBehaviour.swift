@@ -24,7 +24,7 @@ public struct StandInBehaviour: Sendable, Equatable, Codable {
     /// Whether film bodies' `Poster` URLs point at this server, which serves the images under `/posters/`.
     public var servePosters: Bool
     /// The posters' version: changing it changes every image, its `ETag` and `Last-Modified`.
-    public var posterVersion: Int
+    package var posterVersion: Int
     /// The fraction (0…1) of posters answered with a fault; the same posters each time.
     public var posterFaultRate: Double
     /// The faults drawn from for a faulted poster.

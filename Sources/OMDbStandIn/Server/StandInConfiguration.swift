@@ -13,7 +13,7 @@ public struct StandInConfiguration: Sendable {
     /// The initial answer-shaping knobs (limits, faults, latency).
     public var behaviour: StandInBehaviour
     /// Seconds an idle keep-alive connection stays open.
-    public var idleTimeoutSeconds: Int
+    package var idleTimeoutSeconds: Int
 
     /// Creates a configuration; by default key `demo` and the 300-film corpus from seed 1 on a free
     /// loopback port.

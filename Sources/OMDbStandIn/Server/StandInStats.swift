@@ -8,13 +8,13 @@ public struct StandInCounters: Sendable, Equatable, Codable {
     public var films = 0
     /// Film bodies served for an `i=` this key had already been served a film for: calls a
     /// cache should never have made (several warms sharing one plan fetching the same ID).
-    public var filmsServedAgain = 0
+    package var filmsServedAgain = 0
     /// `Incorrect IMDb ID.`, `Movie not found!`, `Too many results.`, `Series or season not found!`
     /// and `Series or episode not found!` answers.
     public var notFound = 0
     /// `Something went wrong.` answers to requests naming no film (no `i`, `t` or `s`), and OMDb's
     /// `OFFSET` error to an `s=` with a `page` outside 1...100.
-    public var badRequests = 0
+    package var badRequests = 0
     /// `Request limit reached!` answers (these count as requests, as on OMDb).
     public var limitReached = 0
     /// `Invalid API key!` answers.
@@ -24,7 +24,7 @@ public struct StandInCounters: Sendable, Equatable, Codable {
     /// Injected faults of any kind.
     public var faults = 0
     /// Pages of `s=` search results served.
-    public var searches = 0
+    package var searches = 0
     /// `Season=` episode lists served (a `Season=&Episode=` episode counts in `films`).
     public var seasons = 0
 
@@ -56,7 +56,7 @@ public struct StandInKeyStats: Sendable, Equatable, Codable {
     /// The key's fingerprint (`StandInConfiguration.fingerprint(ofKey:)`).
     public var fingerprint: String
     /// Requests counted against this key's current quota day.
-    public var usedToday: Int
+    package var usedToday: Int
     /// How this key's requests were answered.
     public var counters: StandInCounters
 }
@@ -72,9 +72,9 @@ public struct StandInStats: Sendable, Equatable, Codable {
     /// Requests to the OMDb endpoint `/` since start or the last reset, whatever their answer.
     public var totalRequests: Int
     /// Requests to `/__standin/…` control endpoints (never counted as OMDb requests).
-    public var controlRequests: Int
+    package var controlRequests: Int
     /// TCP connections accepted since start or the last reset.
-    public var connectionsAccepted: Int
+    package var connectionsAccepted: Int
     /// One entry per accepted key, in configuration order.
     public var keys: [StandInKeyStats]
     /// Requests with no key or a key that is not accepted.

@@ -2,7 +2,7 @@
 ///
 /// Only strings, arrays of string objects and nested objects are needed: every OMDb value is a
 /// string. Non-ASCII characters are written as raw UTF-8, as OMDb does.
-public struct CompactJSON: Sendable {
+package struct CompactJSON: Sendable {
     /// The JSON text written so far.
     public private(set) var text = "{"
     private var isFirst = true

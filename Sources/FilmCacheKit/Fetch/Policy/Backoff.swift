@@ -4,7 +4,7 @@
 /// `0 ... min(cap, base · 2^(n-1))`. A `Retry-After` from the server replaces the drawn wait,
 /// even beyond `cap`; if it is longer than ``maxWait`` the film is given up for this run instead,
 /// so one slow answer cannot hold a worker for hours.
-public struct Backoff: Sendable, Hashable {
+package struct Backoff: Sendable, Hashable {
     /// What to do after a failed attempt.
     public enum Decision: Sendable, Hashable {
         /// Try again after this wait.
@@ -14,7 +14,7 @@ public struct Backoff: Sendable, Hashable {
     }
 
     /// Why a film is given up for this run.
-    public enum GiveUpReason: Sendable, Hashable {
+    package enum GiveUpReason: Sendable, Hashable {
         /// Every allowed attempt failed; carries how many were made.
         case attemptsExhausted(attempts: Int)
         /// The server asked for a wait longer than ``Backoff/maxWait``; carries the wait asked for.
@@ -24,11 +24,11 @@ public struct Backoff: Sendable, Hashable {
     /// The ceiling of the first retry's wait.
     public var base: Duration
     /// The largest ceiling any jittered wait may have.
-    public var cap: Duration
+    package var cap: Duration
     /// How many attempts a film gets in one run, the first send included; at least 1.
     public var maxAttempts: Int
     /// The longest server-requested wait (`Retry-After`) that is honoured rather than given up on.
-    public var maxWait: Duration
+    package var maxWait: Duration
 
     /// Creates a backoff policy.
     public init(
@@ -47,7 +47,7 @@ public struct Backoff: Sendable, Hashable {
     public static let `default` = Backoff()
 
     /// The upper bound of the jittered wait after the `failures`-th failed attempt (1-based).
-    public func ceiling(afterFailures failures: Int) -> Duration {
+    package func ceiling(afterFailures failures: Int) -> Duration {
         let exponent = max(0, failures - 1)
         let baseNanos = base.inNanoseconds
         let capNanos = cap.inNanoseconds
@@ -59,7 +59,7 @@ public struct Backoff: Sendable, Hashable {
     ///
     /// `retryAfter` is the server's requested wait, already resolved against the wall clock
     /// (see ``RetryAfter/delay(relativeTo:)``); when present it wins over the jittered wait.
-    public func decide(
+    package func decide(
         afterFailures failures: Int,
         retryAfter: Duration? = nil,
         using generator: inout some RandomNumberGenerator

@@ -8,7 +8,7 @@
 ///
 /// Feed it transient failures only. Definite answers, a film or a permanent miss, are successes
 /// here: the service answered.
-public struct CircuitBreaker<C: Clock>: Sendable where C.Duration == Duration {
+package struct CircuitBreaker<C: Clock>: Sendable where C.Duration == Duration {
     /// What new work should do.
     public enum Action: Sendable, Hashable {
         /// Start new requests.
@@ -26,11 +26,11 @@ public struct CircuitBreaker<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Consecutive transient failures that trigger a cool-down; at least 1.
-    public let pauseAfter: Int
+    package let pauseAfter: Int
     /// Consecutive transient failures that end the run; at least ``pauseAfter``.
-    public let stopAfter: Int
+    package let stopAfter: Int
     /// How long new work waits after a failure at or beyond ``pauseAfter``.
-    public let coolDown: Duration
+    package let coolDown: Duration
     /// Transient failures since the last success.
     public private(set) var consecutiveFailures = 0
     private var pausedUntil: C.Instant?
@@ -51,7 +51,7 @@ public struct CircuitBreaker<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Records a definite answer from the service; resets the failure count and any cool-down.
-    public mutating func recordSuccess() {
+    package mutating func recordSuccess() {
         guard stopped == nil else { return }
         consecutiveFailures = 0
         pausedUntil = nil
@@ -59,7 +59,7 @@ public struct CircuitBreaker<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Records a transient failure seen at `now` and returns what new work should do.
     @discardableResult
-    public mutating func recordFailure(at now: C.Instant) -> Action {
+    package mutating func recordFailure(at now: C.Instant) -> Action {
         guard stopped == nil else { return check(at: now) }
         consecutiveFailures += 1
         if consecutiveFailures >= stopAfter {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Built by ``classify(status:body:transportFailure:retryAfter:)`` from facts the transport and
 /// the decoder already have, so it does not depend on how the JSON is decoded.
-public enum FetchOutcome: Sendable, Hashable {
+package enum FetchOutcome: Sendable, Hashable {
     /// OMDb returned a film (HTTP 2xx, `"Response":"True"`); store it.
     case film
     /// OMDb has no such film; a permanent miss to cache so it is not paid for again.
@@ -34,7 +34,7 @@ public enum FetchOutcome: Sendable, Hashable {
     }
 
     /// Why a failure is considered transient.
-    public enum TransientReason: Sendable, Hashable {
+    package enum TransientReason: Sendable, Hashable {
         /// No complete HTTP answer.
         case transport(TransportFailure)
         /// HTTP 408, 429 or 5xx.
@@ -47,7 +47,7 @@ public enum FetchOutcome: Sendable, Hashable {
     }
 
     /// OMDb's error messages for a film it does not have.
-    public static let notFoundMessages: Set<String> = [
+    package static let notFoundMessages: Set<String> = [
         "Incorrect IMDb ID.", "Movie not found!", "Series not found!", "Series or episode not found!",
         "Series or season not found!", "Too many results.",
     ]
@@ -58,7 +58,7 @@ public enum FetchOutcome: Sendable, Hashable {
     /// "limit reached" anywhere in an error body means the quota is spent whatever the status;
     /// an error body about the API key means a bad key; any other HTTP 401 is taken as the limit,
     /// the outcome that stops fetching without declaring the key bad.
-    public static func classify(
+    package static func classify(
         status: Int,
         body: Body,
         transportFailure: TransportFailure? = nil,
@@ -97,18 +97,18 @@ public enum FetchOutcome: Sendable, Hashable {
     }
 
     /// Classifies a request the transport could not complete.
-    public static func classify(transportFailure: TransportFailure) -> FetchOutcome {
+    package static func classify(transportFailure: TransportFailure) -> FetchOutcome {
         .transient(.transport(transportFailure), retryAfter: nil)
     }
 
     /// Whether the film may be tried again later in this run.
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         if case .transient = self { return true }
         return false
     }
 
     /// Whether the whole run must stop fetching (quota spent or key unusable).
-    public var stopsRun: Bool {
+    package var stopsRun: Bool {
         switch self {
         case .limitReached, .invalidKey: return true
         case .film, .notFound, .transient, .rejected, .notOMDb: return false
@@ -116,7 +116,7 @@ public enum FetchOutcome: Sendable, Hashable {
     }
 
     /// The server's `Retry-After`, for transient outcomes that carried one.
-    public var retryAfter: RetryAfter? {
+    package var retryAfter: RetryAfter? {
         if case .transient(_, let retryAfter) = self { return retryAfter }
         return nil
     }

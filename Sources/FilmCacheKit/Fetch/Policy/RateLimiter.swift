@@ -46,7 +46,7 @@ public struct RateLimiter<C: Clock>: Sendable where C.Duration == Duration {
     public static var unlimited: RateLimiter { RateLimiter(rate: .infinity) }
 
     /// Whether this limiter admits every request at once.
-    public var isUnlimited: Bool { interval == nil }
+    package var isUnlimited: Bool { interval == nil }
 
     /// The earliest instant, not before `now`, at which a request would be admitted.
     public func earliestStart(at now: C.Instant) -> C.Instant {

@@ -6,7 +6,7 @@ public struct RateMeasurement: Sendable, Hashable {
     /// How many sends there were.
     public let count: Int
     /// Time from the first send to the last; zero for fewer than two sends.
-    public let span: Duration
+    package let span: Duration
     /// The window length used for ``maxInWindow``.
     public let window: Duration
     /// The most sends in any half-open window `[t, t + window)`.
@@ -40,7 +40,7 @@ public struct RateMeasurement: Sendable, Hashable {
     ///
     /// For evenly spaced sends this is exactly the spacing's rate, whatever the burst at the start.
     /// Zero for fewer than two sends or a zero span.
-    public var meanRate: Double {
+    package var meanRate: Double {
         let seconds = span.inSeconds
         guard count > 1, seconds > 0 else { return 0 }
         return Double(count - 1) / seconds

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A parsed HTTP `Retry-After` header: a number of seconds or an HTTP date.
-public enum RetryAfter: Sendable, Hashable {
+package enum RetryAfter: Sendable, Hashable {
     /// Wait this long from when the response arrived (`Retry-After: 120`).
     case delay(Duration)
     /// Wait until this instant (`Retry-After: Wed, 21 Oct 2026 07:28:00 GMT`).

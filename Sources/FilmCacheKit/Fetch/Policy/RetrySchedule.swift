@@ -2,7 +2,7 @@
 ///
 /// A thin stateful layer over ``Backoff``: it counts failed attempts and converts each wait
 /// into the instant at which the film may be tried again.
-public struct RetrySchedule<C: Clock>: Sendable where C.Duration == Duration {
+package struct RetrySchedule<C: Clock>: Sendable where C.Duration == Duration {
     /// What to do after a failed attempt.
     public enum Action: Sendable, Hashable {
         /// Try the film again at or after this instant.
@@ -12,7 +12,7 @@ public struct RetrySchedule<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The policy the schedule follows.
-    public let backoff: Backoff
+    package let backoff: Backoff
     /// How many attempts have failed so far.
     public private(set) var failures: Int = 0
 
@@ -24,7 +24,7 @@ public struct RetrySchedule<C: Clock>: Sendable where C.Duration == Duration {
     /// Records a failed attempt that ended at `now` and says when, if ever, to try again.
     ///
     /// `retryAfter` is the server's requested wait, already resolved against the wall clock.
-    public mutating func recordFailure(
+    package mutating func recordFailure(
         at now: C.Instant,
         retryAfter: Duration? = nil,
         using generator: inout some RandomNumberGenerator
@@ -37,7 +37,7 @@ public struct RetrySchedule<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Records a failed attempt using the system's random number generator.
-    public mutating func recordFailure(at now: C.Instant, retryAfter: Duration? = nil) -> Action {
+    package mutating func recordFailure(at now: C.Instant, retryAfter: Duration? = nil) -> Action {
         var generator = SystemRandomNumberGenerator()
         return recordFailure(at: now, retryAfter: retryAfter, using: &generator)
     }
