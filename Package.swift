@@ -61,11 +61,18 @@ let package = Package(
             ]
         ),
         .target(name: "SplitMix"),
+        // The handler that closes an HTTP/1.0 connection after its answer, for serve and the stand-in.
+        .target(
+            name: "HTTP10Close",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The OMDb stand-in: Hummingbird on NIO, its faults below HTTP as channel handlers.
         .target(
             name: "OMDbStandIn",
             dependencies: [
-                "SplitMix",
+                "HTTP10Close", "SplitMix",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -96,9 +103,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the test targets share: sample films, a temporary directory, databases on the scratch server.
+        .target(
+            name: "FilmCacheTestSupport",
+            dependencies: [
+                "FilmCacheKit", "FilmCachePostgres", "PostgresScratch",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/FilmCacheTestSupport"
+        ),
         .testTarget(
             name: "FilmCacheKitTests",
-            dependencies: ["FilmCacheKit", "FilmCachePrometheus", "FilmCacheSQLite", "OMDbStandIn", "SplitMix"],
+            dependencies: [
+                "FilmCacheKit", "FilmCachePrometheus", "FilmCacheSQLite", "FilmCacheTestSupport", "OMDbStandIn",
+                "SplitMix",
+            ],
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "OMDbStandInTests", dependencies: ["OMDbStandIn"]),
@@ -127,7 +146,7 @@ let package = Package(
         .target(
             name: "FilmCacheServe",
             dependencies: [
-                "FilmCacheKit",
+                "FilmCacheKit", "HTTP10Close",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -161,7 +180,8 @@ let package = Package(
         .testTarget(
             name: "FilmCachePostgresTests",
             dependencies: [
-                "FilmCachePostgres", "FilmCacheKit", "FilmCacheSQLite", "PostgresScratch", "SplitMix",
+                "FilmCachePostgres", "FilmCacheKit", "FilmCacheSQLite", "FilmCacheTestSupport", "PostgresScratch",
+                "SplitMix",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -169,7 +189,8 @@ let package = Package(
         .testTarget(
             name: "FilmCacheContractTests",
             dependencies: [
-                "FilmCachePostgres", "FilmCacheKit", "FilmCacheSQLite", "PostgresScratch", "SplitMix",
+                "FilmCachePostgres", "FilmCacheKit", "FilmCacheSQLite", "FilmCacheTestSupport", "PostgresScratch",
+                "SplitMix",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,5 +1,6 @@
 import FilmCacheKit
 import Foundation
+import HTTP10Close
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -202,22 +203,6 @@ private final class HTTP10CloseInstaller: ChannelInboundHandler, RemovableChanne
         let pipeline = context.pipeline.syncOperations
         guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else { return }
         try? pipeline.addHandler(HTTP10Close(), position: .before(codec.handler))
-    }
-}
-
-/// Marks an HTTP/1.0 request without `Connection: keep-alive` (and any request not kept alive)
-/// `Connection: close`, so the server closes the connection after its answer, as HTTP/1.0 expects.
-private final class HTTP10Close: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(var head) = unwrapInboundIn(data), !head.isKeepAlive {
-            head.headers.replaceOrAdd(name: "connection", value: "close")
-            context.fireChannelRead(wrapInboundOut(.head(head)))
-            return
-        }
-        context.fireChannelRead(data)
     }
 }
 

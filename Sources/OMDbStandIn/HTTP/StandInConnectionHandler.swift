@@ -1,9 +1,10 @@
+import HTTP10Close
 import NIOCore
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
 /// Set up on every accepted connection: counts it, keeps it in the server's open connections
-/// while it lasts, and puts ``StandInHTTP10Close`` in front of the HTTP/1 codec.
+/// while it lasts, and puts ``HTTP10Close`` in front of the HTTP/1 codec.
 ///
 /// Stands after the codec, where Hummingbird adds a server's own handlers, and passes all through.
 final class StandInConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
@@ -25,7 +26,7 @@ final class StandInConnectionHandler: ChannelInboundHandler, RemovableChannelHan
         connections.insert(context.channel)
         let pipeline = context.pipeline.syncOperations
         guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else { return }
-        try? pipeline.addHandler(StandInHTTP10Close(), position: .before(codec.handler))
+        try? pipeline.addHandler(HTTP10Close(), position: .before(codec.handler))
     }
 
     /// Forgets the connection once it has closed.

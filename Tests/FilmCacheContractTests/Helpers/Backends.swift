@@ -49,57 +49,6 @@ struct BackendHooks: Sendable {
     var expireRunLeases: @Sendable () throws -> Void
 }
 
-/// The scratch PostgreSQL server of this test process and its databases.
-enum Scratch {
-    /// A new empty database on the shared scratch server.
-    static func database() throws -> ScratchDatabase {
-        let server = try ScratchPostgres.shared()
-        return ScratchDatabase(server: server, name: try server.createDatabase())
-    }
-}
-
-/// One database on a scratch server.
-struct ScratchDatabase: Sendable {
-    let server: ScratchPostgres
-    let name: String
-
-    /// The database's location, as `--db` would name it.
-    var location: PostgresLocation {
-        guard case .postgres(let location) = try! DatabaseLocation(parsing: server.url(database: name)) else {
-            fatalError("a scratch URL is a PostgreSQL URL")
-        }
-        return location
-    }
-
-    /// Runs `statement` as the superuser in this database.
-    @discardableResult
-    func sql(_ statement: String) throws -> String { try server.sql(statement, database: name) }
-
-    /// Makes every unfinished run's lease pass.
-    func expireRunLeases() throws {
-        try sql("UPDATE runs SET lease_until = now() - interval '1 second' WHERE finished_at IS NULL")
-    }
-
-    /// Opens the database, runs `body` and closes it.
-    func withBackend<T: Sendable>(readOnly: Bool = false, _ body: (PostgresBackend) async throws -> T) async throws
-        -> T
-    {
-        try await PostgresBackend.withBackend(
-            location, password: server.password, time: .system, logger: SampleFilms.logger, readOnly: readOnly, body)
-    }
-}
-
-/// A quota day in UTC by its key.
-func day(_ key: String) -> QuotaDay { QuotaDay(key: key)! }
-
-/// An instant in UTC.
-func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Date {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(secondsFromGMT: 0)!
-    return calendar.date(
-        from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))!
-}
-
 /// One database of a kind that a test opens as often as it likes, at once or one after another.
 struct SharedDatabase: Sendable {
     /// Opens a backend on the database; the caller closes it.

@@ -5,18 +5,18 @@ import NIOHTTP1
 /// `Connection: close`, so the server closes the connection after its answer, as HTTP/1.0 expects.
 ///
 /// Stands before the HTTP/1 codec, where requests still carry their version (Hummingbird's
-/// requests do not); ``StandInConnectionHandler`` puts it there.
-final class StandInHTTP10Close: ChannelInboundHandler, RemovableChannelHandler {
+/// requests do not): `filmcache serve` and the OMDb stand-in each put it there.
+package final class HTTP10Close: ChannelInboundHandler, RemovableChannelHandler {
     /// Request parts from the HTTP/1 decoder.
-    typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundIn = HTTPServerRequestPart
     /// The same parts, a head perhaps marked.
-    typealias InboundOut = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
 
     /// Creates the handler.
-    init() {}
+    package init() {}
 
     /// Marks a head that is not kept alive; passes everything on.
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(var head) = unwrapInboundIn(data), !head.isKeepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
             context.fireChannelRead(wrapInboundOut(.head(head)))

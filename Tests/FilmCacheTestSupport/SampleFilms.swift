@@ -1,13 +1,13 @@
 import Foundation
 import Logging
 
-@testable import FilmCacheKit
+import FilmCacheKit
 
 /// Fully populated films for store and pipeline tests.
-enum SampleFilms {
-    static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+package enum SampleFilms {
+    package static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-    static func film(
+    package static func film(
         _ id: String, title: String = "Gladiator", fetchedAt: Date = Date(timeIntervalSince1970: 1_700_000_000)
     )
         -> IMDBFilm

@@ -3,24 +3,30 @@ import Foundation
 import Logging
 import PostgresScratch
 
-@testable import FilmCacheKit
+import FilmCacheKit
 
 /// The scratch PostgreSQL server of this test process and its databases.
-enum Scratch {
+package enum Scratch {
     /// A new empty database on the shared scratch server.
-    static func database() throws -> ScratchDatabase {
+    package static func database() throws -> ScratchDatabase {
         let server = try ScratchPostgres.shared()
         return ScratchDatabase(server: server, name: try server.createDatabase())
     }
 }
 
 /// One database on a scratch server.
-struct ScratchDatabase: Sendable {
-    let server: ScratchPostgres
-    let name: String
+package struct ScratchDatabase: Sendable {
+    package let server: ScratchPostgres
+    package let name: String
+
+    /// The database `name` on `server`.
+    package init(server: ScratchPostgres, name: String) {
+        self.server = server
+        self.name = name
+    }
 
     /// The database's location, as `--db` would name it.
-    var location: PostgresLocation {
+    package var location: PostgresLocation {
         guard case .postgres(let location) = try! DatabaseLocation(parsing: server.url(database: name)) else {
             fatalError("a scratch URL is a PostgreSQL URL")
         }
@@ -29,15 +35,15 @@ struct ScratchDatabase: Sendable {
 
     /// Runs `statement` as the superuser in this database.
     @discardableResult
-    func sql(_ statement: String) throws -> String { try server.sql(statement, database: name) }
+    package func sql(_ statement: String) throws -> String { try server.sql(statement, database: name) }
 
     /// Makes every unfinished run's lease pass.
-    func expireRunLeases() throws {
+    package func expireRunLeases() throws {
         try sql("UPDATE runs SET lease_until = now() - interval '1 second' WHERE finished_at IS NULL")
     }
 
     /// Opens the database, runs `body` and closes it.
-    func withBackend<T: Sendable>(readOnly: Bool = false, _ body: (PostgresBackend) async throws -> T) async throws
+    package func withBackend<T: Sendable>(readOnly: Bool = false, _ body: (PostgresBackend) async throws -> T) async throws
         -> T
     {
         try await PostgresBackend.withBackend(
@@ -46,10 +52,10 @@ struct ScratchDatabase: Sendable {
 }
 
 /// A quota day in UTC by its key.
-func day(_ key: String) -> QuotaDay { QuotaDay(key: key)! }
+package func day(_ key: String) -> QuotaDay { QuotaDay(key: key)! }
 
 /// An instant in UTC.
-func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Date {
+package func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Date {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(secondsFromGMT: 0)!
     return calendar.date(

@@ -1,10 +1,10 @@
 import Foundation
 
 /// A fresh directory under the system temp dir, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
+package final class TemporaryDirectory: Sendable {
+    package let path: String
 
-    init() {
+    package init() {
         path = NSTemporaryDirectory() + "filmcache-test-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -14,11 +14,11 @@ final class TemporaryDirectory: Sendable {
     }
 
     /// A path inside the directory.
-    func file(_ name: String) -> String { path + "/" + name }
+    package func file(_ name: String) -> String { path + "/" + name }
 
     /// Writes `text` to `name` and returns its path.
     @discardableResult
-    func write(_ name: String, _ text: String) -> String {
+    package func write(_ name: String, _ text: String) -> String {
         let target = file(name)
         try! Data(text.utf8).write(to: URL(fileURLWithPath: target))
         return target

@@ -1,1 +1,0 @@
-../../FilmCacheKitTests/Helpers/TemporaryDirectory.swift
