@@ -1,7 +1,6 @@
+import FilmCacheKit
 import Foundation
 import Logging
-
-import FilmCacheKit
 
 /// Fully populated films for store and pipeline tests.
 package enum SampleFilms {

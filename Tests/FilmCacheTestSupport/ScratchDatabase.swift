@@ -1,9 +1,8 @@
+import FilmCacheKit
 import FilmCachePostgres
 import Foundation
 import Logging
 import PostgresScratch
-
-import FilmCacheKit
 
 /// The scratch PostgreSQL server of this test process and its databases.
 package enum Scratch {
@@ -43,7 +42,8 @@ package struct ScratchDatabase: Sendable {
     }
 
     /// Opens the database, runs `body` and closes it.
-    package func withBackend<T: Sendable>(readOnly: Bool = false, _ body: (PostgresBackend) async throws -> T) async throws
+    package func withBackend<T: Sendable>(readOnly: Bool = false, _ body: (PostgresBackend) async throws -> T)
+        async throws
         -> T
     {
         try await PostgresBackend.withBackend(
