@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FilmCacheKit
+@testable import FilmCachePostgres
 
 /// `--db` and a job's `db`: a path, or a PostgreSQL URL with no password in it, the password found
 /// the way libpq finds it.

@@ -26,17 +26,17 @@ public struct CacheStats: Sendable, Equatable {
     /// Bytes on disk: the database and its write-ahead log.
     package var fileBytes: Int { databaseBytes + walBytes }
 
-    /// Takes the stats of the cache at `location` through `store` at `now`, planning `worklist` if
-    /// given. A SQLite file's existence and sizes are read from disk; a PostgreSQL database exists
-    /// when it has the schema (`store` is then the server's, which sizes its tables).
+    /// Takes the stats of the cache named `database` through `store` at `now`, planning `worklist`
+    /// if given. A cache in a file (`file`, its path) has its existence and sizes read from disk; a
+    /// server's database exists when it has the schema (`store` then sizes its tables).
     public static func load(
-        store: any StatsStore, location: DatabaseLocation, settings: PlanSettings, worklist: Worklist?, now: Date
+        store: any StatsStore, database: String, file: String?, settings: PlanSettings, worklist: Worklist?,
+        now: Date
     ) async throws(StoreError) -> CacheStats {
         let files = FileManager.default
         func size(_ path: String) -> Int {
             ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
         }
-        let file: String? = if case .sqlite(let path) = location { path } else { nil }
         let census = try await store.census(freshness: settings.freshness, now: now)
         // A server sizes its tables; a file is measured on disk (its backend returns nil).
         let stored = try await store.storedBytes()
@@ -47,7 +47,7 @@ public struct CacheStats: Sendable, Equatable {
         }
         return CacheStats(
             // A server's database with no schema is read as an empty cache, which sizes nothing.
-            databasePath: location.displayName,
+            databasePath: database,
             databaseExists: file.map { files.fileExists(atPath: $0) } ?? (stored != nil),
             onServer: file == nil, databaseBytes: stored ?? file.map { size($0) } ?? 0,
             walBytes: file.map { size($0 + "-wal") } ?? 0, census: census,

@@ -34,12 +34,28 @@ public enum DatabaseName {
 
     /// Whether `value` is a URL, not a file: a PostgreSQL one (`postgresql:` or `postgres:`, the
     /// scheme in any case), or any scheme but `file:` followed by `//` or holding an `@`, which
-    /// ``DatabaseLocation`` refuses.
+    /// `DatabaseLocation` (FilmCachePostgres) refuses.
     public static func isURL(_ value: String) -> Bool {
-        guard let (scheme, rest) = DatabaseLocation.scheme(of: value.drop { $0.isWhitespace }) else { return false }
+        guard let (scheme, rest) = scheme(of: value.drop { $0.isWhitespace }) else { return false }
         let name = scheme.lowercased()
-        return PostgresLocation.schemes.contains(name)
+        return serverSchemes.contains(name)
             || ((rest.hasPrefix("//") || rest.contains("@")) && name != "file")
+    }
+
+    /// The schemes that name a database server (PostgreSQL's two), in lower case.
+    package static let serverSchemes: Set<String> = ["postgresql", "postgres"]
+
+    /// The scheme `text` starts with (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then
+    /// `:`) and what follows its colon; `nil` when it starts with none.
+    package static func scheme(of text: Substring) -> (scheme: String, rest: Substring)? {
+        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter else {
+            return nil
+        }
+        let scheme = text[..<colon]
+        guard scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+            return nil
+        }
+        return (String(scheme), text[text.index(after: colon)...])
     }
 
     /// Whether `path` is empty, `:memory:` or a `file:` URI: SQLite would open no file, or one chosen by the URI.

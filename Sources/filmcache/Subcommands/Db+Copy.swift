@@ -1,5 +1,6 @@
 import ArgumentParser
 import FilmCacheKit
+import FilmCachePostgres
 import Foundation
 import Logging
 

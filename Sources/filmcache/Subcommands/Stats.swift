@@ -50,7 +50,8 @@ extension FilmCacheCommand {
             let stats: CacheStats
             do {
                 stats = try await CacheStats.load(
-                    store: store, location: location, settings: settings, worklist: worklist,
+                    store: store, database: location.displayName, file: location.sqlitePath, settings: settings,
+                    worklist: worklist,
                     now: now)
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))

@@ -30,7 +30,8 @@ import Testing
     @Test func statsCountTheCacheAndPlanTheWorklistAgainstIt() async throws {
         let store = try await cache()
         let stats = try await CacheStats.load(
-            store: store, location: .sqlite(path: "/nonexistent/cache.sqlite"), settings: PlanSettings(),
+            store: store, database: "/nonexistent/cache.sqlite", file: "/nonexistent/cache.sqlite",
+            settings: PlanSettings(),
             worklist: Worklist(ids: ["tt0000001", "tt0000002", "tt0000003", "tt0000004", "tt0000005"]), now: now)
         #expect(stats.census.films == 2 && stats.census.notFound == 1 && stats.census.failed == 1)
         #expect(stats.census.fresh == 1 && stats.census.stale == 1)

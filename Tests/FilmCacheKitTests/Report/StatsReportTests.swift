@@ -85,7 +85,7 @@ import Testing
         let store = try store()
         let worklist = Worklist(ids: ["tt1000001", "tt1000005", "tt9999999", "tt0000001"])
         let stats = try await CacheStats.load(
-            store: SQLiteBackend(store: store), location: .sqlite(path: dir.file("cache.sqlite")),
+            store: SQLiteBackend(store: store), database: dir.file("cache.sqlite"), file: dir.file("cache.sqlite"),
             settings: PlanSettings(),
             worklist: worklist,
             now: now)
@@ -117,7 +117,8 @@ import Testing
 
     @Test func theJSONCarriesTheSameCounts() async throws {
         let stats = try await CacheStats.load(
-            store: SQLiteBackend(store: try store()), location: .sqlite(path: dir.file("cache.sqlite")),
+            store: SQLiteBackend(store: try store()), database: dir.file("cache.sqlite"),
+            file: dir.file("cache.sqlite"),
             settings: PlanSettings(),
             worklist: nil,
             now: now)
@@ -140,7 +141,7 @@ import Testing
     @Test func anAbsentDatabaseIsAnEmptyCache() async throws {
         let store = try CacheStore(path: ":memory:", logger: SampleFilms.logger)
         let stats = try await CacheStats.load(
-            store: SQLiteBackend(store: store), location: .sqlite(path: dir.file("none.sqlite")),
+            store: SQLiteBackend(store: store), database: dir.file("none.sqlite"), file: dir.file("none.sqlite"),
             settings: PlanSettings(),
             worklist: nil, now: now)
         #expect(!stats.databaseExists && stats.fileBytes == 0 && stats.census.films == 0)

@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 /// Where the cache database lives, as `--db` or a job file's `db` names it: a SQLite file's path, or a
@@ -22,7 +23,7 @@ public enum DatabaseLocation: Sendable, Equatable {
         throws(DatabaseLocationError)
     {
         let text = value.drop { $0.isWhitespace }
-        guard let (scheme, rest) = Self.scheme(of: text) else {
+        guard let (scheme, rest) = DatabaseName.scheme(of: text) else {
             self = .sqlite(path: value)
             return
         }
@@ -42,17 +43,9 @@ public enum DatabaseLocation: Sendable, Equatable {
         self = .postgres(try PostgresLocation(url: String(rest.dropFirst(2)), environment: environment))
     }
 
-    /// The scheme `text` starts with (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then
-    /// `:`) and what follows its colon; `nil` when it starts with none.
-    static func scheme(of text: Substring) -> (scheme: String, rest: Substring)? {
-        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter else {
-            return nil
-        }
-        let scheme = text[..<colon]
-        guard scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
-            return nil
-        }
-        return (String(scheme), text[text.index(after: colon)...])
+    /// The SQLite file's path; `nil` for a server.
+    public var sqlitePath: String? {
+        if case .sqlite(let path) = self { path } else { nil }
     }
 
     /// The database as messages name it: the path, or the URL (which holds no password).
@@ -90,7 +83,7 @@ public struct PostgresLocation: Sendable, Hashable {
     public var sslMode: SSLMode
 
     /// The URL schemes that name a PostgreSQL database, lowercased.
-    static let schemes: Set<String> = ["postgresql", "postgres"]
+    static var schemes: Set<String> { DatabaseName.serverSchemes }
 
     /// A location from its parts.
     public init(user: String, host: String, port: Int = 5432, database: String, sslMode: SSLMode = .prefer) {
