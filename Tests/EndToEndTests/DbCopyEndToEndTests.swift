@@ -112,7 +112,9 @@ import Testing
                 #expect(row["added"] as? Int == 0 && row["updated"] as? Int == 0, "\(table): \(row)")
                 #expect(row["toCount"] as? Int == first[table]?["toCount"] as? Int, "\(table)")
             }
-            #expect(try answers(url, worklist: worklist, ids: shown) == onPostgres)
+            let afterAgain = try answers(url, worklist: worklist, ids: shown)
+            #expect(afterAgain.count == onPostgres.count)
+            for (a, b) in zip(onPostgres, afterAgain) { #expect(a == b, "first copy:\n\(a)\nafter the second:\n\(b)") }
 
             // And back, into a new file.
             let back = scratch.dir + "/back.sqlite"
