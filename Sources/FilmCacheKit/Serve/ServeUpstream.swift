@@ -18,7 +18,6 @@ final class ServeUpstream: Sendable {
     /// Times the quota gates (their blocks on its clock, their days on its wall clock).
     private let time: TimeSource
     private let stop = WarmStop()
-    private let now: @Sendable () -> Date
     /// One try of the fetch stage through a gate, on the process's pacing and clock.
     private let fetchThrough: @Sendable (QuotaGate, FetchTarget) async throws -> FetchResult
     private let logger: Logger
@@ -50,7 +49,6 @@ final class ServeUpstream: Sendable {
             coolDown: configuration.circuitBreaker.coolDown)
         self.configuration = configuration
         self.store = store
-        self.now = time.wall.now
         self.time = time
         self.logger = logger
         fetchThrough = Self.fetching(
@@ -83,7 +81,7 @@ final class ServeUpstream: Sendable {
     /// Fetches one target. Never throws: a key OMDb rejects or a ledger that cannot be written is
     /// logged and answered as a failure.
     func fetch(_ target: FetchTarget) async -> FetchResult {
-        let instant = now()
+        let instant = time.now
         guard let gate = gate(at: instant) else { return .noBudget }
         let result: FetchResult
         do {
@@ -99,7 +97,7 @@ final class ServeUpstream: Sendable {
         case .noBudget:
             markSpent(configuration.quotaDay(containing: instant))
         case .limitReached(let message):
-            let at = now()
+            let at = time.now
             let day = configuration.quotaDay(containing: at)
             logger.warning("OMDb daily limit reached", metadata: ["message": "\(message)", "quota_day": "\(day)"])
             markSpent(day)
@@ -137,7 +135,7 @@ final class ServeUpstream: Sendable {
 
     /// Another process recorded OMDb's limit for this key on the quota day named `key`.
     func limitReachedElsewhere(on key: String) {
-        let day = configuration.quotaDay(containing: now())
+        let day = configuration.quotaDay(containing: time.now)
         guard day.key == key else { return }
         logger.warning("OMDb daily limit reached by another process on this key", metadata: ["quota_day": "\(key)"])
         markSpent(day)
