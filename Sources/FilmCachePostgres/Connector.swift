@@ -217,4 +217,15 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
             return String(describing: error)
         }
     }
+
+    /// Probes the server every `interval` for `limit`, while a pool closes: throws as soon as a probe
+    /// finds the server gone (its connections will never close), returns when `limit` has passed.
+    func probe(for limit: Duration, every interval: Duration) async throws {
+        let end = time.elapsed() + limit
+        while time.elapsed() < end {
+            try await time.sleep(for: interval)
+            try await probe()
+        }
+    }
+
 }

@@ -141,12 +141,7 @@ public final class PostgresBackend: CacheBackend {
         try? await race {
             await task.value
         } against: {
-            let time = connector.time
-            let end = time.elapsed() + Self.closingLimit
-            while time.elapsed() < end {
-                try await time.sleep(for: .seconds(5))
-                try await connector.probe()
-            }
+            try await connector.probe(for: Self.closingLimit, every: PostgresPoolService.probeInterval)
         }
     }
 

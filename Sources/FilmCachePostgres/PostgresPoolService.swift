@@ -52,12 +52,9 @@ public final class PostgresPoolService: Service, Sendable {
         guard let (client, connector) = await cancelWhenGracefulShutdown({ await self.handedOver() }) else { return }
         try? await race {
             await client.run()
-        } against: { [time] in
+        } against: {
             try await gracefulShutdown()
-            for _ in 0..<Int(PostgresBackend.closingLimit / Self.probeInterval) {
-                try await time.sleep(for: Self.probeInterval)
-                try await connector.probe()
-            }
+            try await connector.probe(for: PostgresBackend.closingLimit, every: Self.probeInterval)
         }
     }
 
