@@ -31,6 +31,8 @@ package actor MemoryBackend: CacheBackend {
     var answers: [String: CachedAnswer] = [:]
     /// The `demand` table, by ID.
     var demandRows: [String: DemandEntry] = [:]
+    /// The TMDb tables.
+    var tmdb = MemoryTMDbTables()
 
     /// Where the import's bound on future stamps comes from.
     let wall: WallClock
