@@ -90,12 +90,32 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case progressInterval = "progress_interval"
     /// Poster hosts that may be on internal addresses (a LAN image server); every other is refused there.
     case posterAllowHosts = "poster_allow_hosts"
+    /// Where `warm` fetches from: `omdb`, `tmdb`, or both.
+    case sources
+    /// A file holding the TMDb token.
+    case tmdbTokenFile = "tmdb_token_file"
+    /// TMDb's API base, or a stand-in's.
+    case tmdbBaseURL = "tmdb_base_url"
+    /// TMDb requests per second.
+    case tmdbRate = "tmdb_rate"
+    /// TMDb requests at once.
+    case tmdbMaxInFlight = "tmdb_max_in_flight"
+    /// Days a TMDb entry stays fresh when the changes feed does not name it.
+    case tmdbTTLDays = "tmdb_ttl_days"
+    /// Days TMDb's `/find` answer for an IMDb ID stands (a negative one too).
+    case tmdbFindTTLDays = "tmdb_find_ttl_days"
 
     /// The worklist formats `worklist_format` accepts.
     package static let worklistFormats = ["auto", "text", "csv", "json"]
 
+    /// The sources `sources` names.
+    package static let sourceNames = ["omdb", "tmdb"]
+
     /// Keys that would hold the API key itself, refused with a pointer to the two safe ways.
-    static let secretKeys: Set<String> = ["api_key", "apikey", "key", "omdb_api_key", "omdb_key"]
+    static let secretKeys: Set<String> = [
+        "api_key", "apikey", "key", "omdb_api_key", "omdb_key", "tmdb_token", "tmdb_api_token", "tmdb_api_key",
+        "tmdb_key",
+    ]
 
     /// A known key close to the unknown `name`, for a "did you mean" hint.
     static func suggestion(for name: String) -> JobKey? {

@@ -80,6 +80,20 @@ struct JobValueReader {
         return hosts
     }
 
+    /// Names from `choices`, each once, at least one; a single string is a list of one.
+    func choices(_ choices: [String]) throws(JobFileError.Issue) -> [String] {
+        var names: [String] = []
+        for text in try strings() {
+            let name = text.lowercased()
+            guard choices.contains(name) else {
+                throw issue("\"\(text)\" is not one of \(choices.joined(separator: ", "))")
+            }
+            if !names.contains(name) { names.append(name) }
+        }
+        guard !names.isEmpty else { throw issue("expected at least one of \(choices.joined(separator: ", "))") }
+        return names
+    }
+
     /// An array of strings, as written; a single string is taken as a list of one.
     private func strings() throws(JobFileError.Issue) -> [String] {
         let texts: [String]

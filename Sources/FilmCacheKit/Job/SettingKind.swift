@@ -93,6 +93,13 @@ extension SettingKind where Value == [String] {
     /// Host names or addresses, normalized.
     static let hosts = lists("array of hosts") { reader, _ throws(JobFileError.Issue) in try reader.hosts() }
 
+    /// Names from `choices`, each at most once; at least one.
+    static func choices(_ choices: [String]) -> SettingKind {
+        lists("array of " + choices.map { "`\($0)`" }.joined(separator: ", ")) {
+            reader, _ throws(JobFileError.Issue) in try reader.choices(choices)
+        }
+    }
+
     private static func lists(
         _ name: String, read: @escaping @Sendable (JobValueReader, JobKey) throws(JobFileError.Issue) -> [String]
     ) -> SettingKind {
