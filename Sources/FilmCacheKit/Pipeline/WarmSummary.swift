@@ -37,6 +37,8 @@ public struct WarmSummary: Sendable, Equatable, Codable {
     /// What the server answered when the run stopped as ``StopReason/notOMDb``, or why OMDb could
     /// not be reached for ``StopReason/unreachable``.
     public var stopDetail: String?
+    /// What TMDb's part of the run did, when the warm read TMDb.
+    public var tmdb: TMDbWarmSummary?
 
     /// Whether the run got no definite answer at all while it tried at least one ID: it must not exit 0.
     public var nothingSucceeded: Bool { fetched == 0 && notFound == 0 && failed > 0 }
