@@ -20,6 +20,8 @@ public struct TMDbPlan: Sendable, Equatable {
     public var stale = 0
     /// Of `toFetch`: entries the changes feed named since their fetch (fresh by age).
     public var changed = 0
+    /// The entries counted in `changed`.
+    public var changedRefs: Set<TMDbRef> = []
 
     public init() {}
 
@@ -53,7 +55,12 @@ public struct TMDbPlan: Sendable, Equatable {
                 }
                 // Two IDs naming one entry fetch it once.
                 guard fetching.insert(ref).inserted else { continue }
-                if aged { plan.stale += 1 } else { plan.changed += 1 }
+                if aged {
+                    plan.stale += 1
+                } else {
+                    plan.changed += 1
+                    plan.changedRefs.insert(ref)
+                }
             } else {
                 guard fetching.insert(ref).inserted else { continue }
                 plan.missing += 1
@@ -96,7 +103,8 @@ public struct TMDbWarmSummary: Sendable, Equatable, Codable {
     public var rateLimited = 0
     /// Entries the changes feed named that the cache holds (marked to refresh).
     public var feedMarked = 0
-    /// How the changes feed was read: `read` (windows since the last run), `first-run` (no run
+    /// How the changes feed was read: `read` (windows since the last run), `recent` (read within the
+    /// hour: not again), `first-run` (no run
     /// before: TTLs decide), `too-old` (the last run is older than the feed reaches: TTLs decide),
     /// `failed` (the feed could not be read: TTLs decide, the next run reads it again).
     public var feed: String?

@@ -58,6 +58,8 @@ extension FilmCacheCommand {
 
         @OptionGroup var fetch: FetchOptions
 
+        @OptionGroup(title: "TMDb") var tmdbOptions: TMDbOptions
+
         /// Whether to wait for another warm's run lock instead of exiting 75.
         @Flag(help: "When another warm holds the database, wait for it to finish instead of exiting 75.")
         var wait = false
@@ -95,7 +97,17 @@ extension FilmCacheCommand {
             let now = time.wall.now
             // A PostgreSQL cache's pool runs in the group, beside the run and shut down after it.
             let pool = PostgresPoolService(time: time)
+            let sources = tmdbOptions.sources(job: job)
+            let tmdb = try sources.contains("tmdb") ? tmdbOptions.configuration(job: job).limited(
+                to: runtime.maxRuntime?.duration ?? job?.maxRuntime) : nil
             try await CommandGroup.run(beside: [signals, pool], logger: logger) {
+                guard sources.contains("omdb") else {
+                    guard let tmdb else { return }
+                    try await runTMDbOnly(
+                        tmdb, worklists: worklists, job: job, location: location, logger: logger, signals: signals,
+                        pool: pool, time: time)
+                    return
+                }
                 let startedAt = now()
                 let posters = try (posterStore ?? job?.posterStore).map(PosterOptions.openStore)
                 let metricsPath = metricsFile ?? job?.metricsFile
@@ -113,36 +125,19 @@ extension FilmCacheCommand {
                     configuration.claimLease = claimLease
                 }
 
-                // One warm at a time on a file; warms on a PostgreSQL cache share its plan instead.
-                var lock: RunLock?
-                do throws(RunLockError) {
-                    if case .sqlite(let database) = location {
-                        lock = try RunLock.acquire(forDatabase: database, wait: wait) { holder in
-                            let who = holder.map { "pid \($0)" } ?? "pid unknown"
-                            logger.notice(
-                                "another warm holds \(RunLock.path(forDatabase: database)) (\(who)); waiting for it")
-                        } giveUp: {
-                            signals.stop.isRequested
-                        }
-                    }
-                } catch .gaveUp(let path) {
-                    throw fail(RunLockError.gaveUp(path: path).description, status: ExitStatus.tryAgainLater)
-                } catch .held(let path, let pid) {
-                    let who = pid.map { "pid \($0)" } ?? "pid unknown"
-                    throw fail(
-                        "another warm holds \(path) (\(who)); this run stops here, the next one carries on"
-                            + " (pass --wait to wait for it instead)",
-                        status: ExitStatus.tryAgainLater)
-                } catch {
-                    throw fail(error.description, status: ExitStatus.ioError)
-                }
+                let lock = try Self.lock(location, wait: wait, signals: signals, logger: logger)
                 defer { lock?.release() }
 
                 let store = try await common.open(location, job: job, logger: logger, pool: pool)
                 let transport = CurlMultiTransport(options: options)
                 defer { transport.shutdown() }
 
-                let summary: WarmSummary
+                var summary: WarmSummary
+                // TMDb's part runs beside OMDb's, at its own pace and on its own connections.
+                let tmdbIDs = try tmdb.map { _ in try Self.ids(in: worklists, format: configuration.worklistFormat) }
+                async let tmdbPart = Self.runTMDb(
+                    tmdb, ids: tmdbIDs ?? [], store: store, options: options, time: time, logger: logger,
+                    stop: signals.stop)
                 do throws(WarmError) {
                     summary = try await runtime.run(
                         WarmJob(
@@ -156,8 +151,15 @@ extension FilmCacheCommand {
                     await store.close()
                     throw fail(error.description, status: Self.exitStatus(for: error))
                 }
+                do {
+                    summary.tmdb = try await tmdbPart
+                } catch {
+                    await store.close()
+                    let error = error as? StoreError ?? .unavailable(database: database, message: "\(error)")
+                    throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                }
                 print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
-                var status = Self.exitStatus(for: summary)
+                var status = max(Self.exitStatus(for: summary), Self.exitStatus(for: summary.tmdb))
                 let metricsWritten = await writeMetrics(
                     to: metricsPath, summary, status: status, store, configuration, since: started, now: now)
                 if !metricsWritten && status == 0 { status = ExitStatus.ioError }
@@ -186,6 +188,99 @@ extension FilmCacheCommand {
                     if status != 0 { throw ExitCode(status) }
                 }
             }
+        }
+
+        /// Takes the run lock of a SQLite cache (one warm at a time on a file; warms on a PostgreSQL
+        /// cache share its plan instead): exit 75 when another warm holds it, unless `wait`.
+        static func lock(_ location: DatabaseLocation, wait: Bool, signals: StopSignals, logger: Logger) throws
+            -> RunLock?
+        {
+            var lock: RunLock?
+            do throws(RunLockError) {
+                if case .sqlite(let database) = location {
+                    lock = try RunLock.acquire(forDatabase: database, wait: wait) { holder in
+                        let who = holder.map { "pid \($0)" } ?? "pid unknown"
+                        logger.notice(
+                            "another warm holds \(RunLock.path(forDatabase: database)) (\(who)); waiting for it")
+                    } giveUp: {
+                        signals.stop.isRequested
+                    }
+                }
+            } catch .gaveUp(let path) {
+                throw fail(RunLockError.gaveUp(path: path).description, status: ExitStatus.tryAgainLater)
+            } catch .held(let path, let pid) {
+                let who = pid.map { "pid \($0)" } ?? "pid unknown"
+                throw fail(
+                    "another warm holds \(path) (\(who)); this run stops here, the next one carries on"
+                        + " (pass --wait to wait for it instead)",
+                    status: ExitStatus.tryAgainLater)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+            return lock
+        }
+
+        /// The IMDb IDs the worklists name, in order (TMDb's part reads IDs; titles are OMDb's).
+        static func ids(in worklists: [String], format: WorklistFormat) throws -> [String] {
+            do {
+                return try Worklist.read(paths: worklists, format: format).ids
+            } catch {
+                throw fail(error.description, status: ExitStatus.dataError)
+            }
+        }
+
+        /// TMDb's part of a warm, when the run has one, on a transport of its own.
+        static func runTMDb(
+            _ tmdb: TMDbWarmConfiguration?, ids: [String], store: any CacheBackend,
+            options: CurlMultiTransport.Options, time: TimeSource, logger: Logger, stop: WarmStop
+        ) async throws(StoreError) -> TMDbWarmSummary? {
+            guard let tmdb else { return nil }
+            guard let store = store as? any TMDbStore else {
+                throw .unavailable(database: store.displayName, message: "this database does not keep TMDb's entries")
+            }
+            var options = options
+            options.maxInFlight = tmdb.maxInFlight
+            let transport = CurlMultiTransport(options: options)
+            defer { transport.shutdown() }
+            var part = TMDbWarmJob(configuration: tmdb, store: store, transport: transport, time: time, logger: logger)
+            part.stop = stop
+            return try await part.run(imdbIDs: ids)
+        }
+
+        /// A warm of TMDb alone: no OMDb key is needed and no OMDb call made.
+        func runTMDbOnly(
+            _ tmdb: TMDbWarmConfiguration, worklists: [String], job: JobFile?, location: DatabaseLocation,
+            logger: Logger, signals: StopSignals, pool: PostgresPoolService, time: TimeSource
+        ) async throws {
+            let format = worklistFormat.resolved(job: job)
+            let ids = try Self.ids(in: worklists, format: format)
+            let lock = try Self.lock(location, wait: wait, signals: signals, logger: logger)
+            defer { lock?.release() }
+            let store = try await common.open(location, job: job, logger: logger, pool: pool)
+            var options = CurlMultiTransport.Options()
+            options.apply((job?.settings ?? SettingValues()).overlaid(by: fetch.flags.values))
+            var summary = WarmSummary()
+            do {
+                summary.tmdb = try await Self.runTMDb(
+                    tmdb, ids: ids, store: store, options: options, time: time, logger: logger, stop: signals.stop)
+            } catch {
+                await store.close()
+                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+            }
+            await store.close()
+            print(SummaryReport.text(tmdb: summary.tmdb ?? TMDbWarmSummary(), database: location.displayName))
+            let status = Self.exitStatus(for: summary.tmdb)
+            if status != 0 { throw ExitCode(status) }
+        }
+
+        /// The exit status TMDb's part of a run asks for: 78 when TMDb refused the token, 75 when
+        /// it stopped with work left or nothing got an answer, else 0.
+        static func exitStatus(for tmdb: TMDbWarmSummary?) -> Int32 {
+            guard let tmdb else { return 0 }
+            if tmdb.stopDetail?.contains("refused the token") == true { return ExitStatus.configuration }
+            if tmdb.deferred > 0 { return ExitStatus.tryAgainLater }
+            if tmdb.failed > 0 && tmdb.fetched + tmdb.notFound + tmdb.notOnTMDb == 0 { return ExitStatus.tryAgainLater }
+            return 0
         }
 
         /// Whether a run that stopped for `reason` goes on to fetch posters: not after a signal, the

@@ -1,0 +1,399 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// How TMDb's part of a warm runs.
+public struct TMDbWarmConfiguration: Sendable {
+    public var endpoint: TMDbEndpoint
+    /// Requests per second; 0 for no limit.
+    public var rate = Setting.tmdbRate.default
+    /// Requests at once.
+    public var maxInFlight = Setting.tmdbMaxInFlight.default
+    /// How long an entry stays fresh when the changes feed does not name it.
+    public var ttl = Setting.tmdbTTLDays.default * 86_400
+    /// How long `/find`'s answer stands, a negative one too.
+    public var findTTL = Setting.tmdbFindTTLDays.default * 86_400
+    package var backoff = Backoff(base: Setting.retryBase.default, cap: Setting.retryCap.default, maxAttempts: 4)
+    package var breakerPauseAfter = Setting.breakerPauseAfter.default
+    package var breakerStopAfter = Setting.breakerStopAfter.default
+    package var breakerCoolDown = Setting.breakerCoolDown.default
+    /// Results committed in one transaction at most.
+    public var batchSize = 64
+    /// The longest a result waits for its commit while more arrive.
+    package var commitInterval = Duration.seconds(1)
+    /// IDs planned at once: the states of a million IDs are read and planned a slice at a time.
+    package var sliceSize = 10_000
+    /// How long the part may take before it stops cleanly.
+    public var maxRuntime: Duration?
+
+    public init(endpoint: TMDbEndpoint) {
+        self.endpoint = endpoint
+    }
+
+    /// This configuration with `maxRuntime` as its time limit.
+    public func limited(to maxRuntime: Duration?) -> TMDbWarmConfiguration {
+        var configuration = self
+        configuration.maxRuntime = maxRuntime
+        return configuration
+    }
+
+    /// The settings given (job file and flags), over the defaults.
+    public mutating func apply(_ settings: SettingValues) {
+        rate = settings.value(.tmdbRate)
+        maxInFlight = settings.value(.tmdbMaxInFlight)
+        ttl = settings.value(.tmdbTTLDays) * 86_400
+        findTTL = settings.value(.tmdbFindTTLDays) * 86_400
+        backoff = Backoff(
+            base: settings.value(.retryBase), cap: settings.value(.retryCap), maxAttempts: settings.value(.maxAttempts))
+        breakerPauseAfter = settings.value(.breakerPauseAfter)
+        breakerStopAfter = settings.value(.breakerStopAfter)
+        breakerCoolDown = settings.value(.breakerCoolDown)
+    }
+}
+
+/// TMDb's part of a warm: reads the changes feed since the last run and marks the entries it names,
+/// plans the worklist's IMDb IDs against what is stored, resolves the IDs it must through `/find`
+/// (the answer stored, a negative one too), fetches each due entry's details in one call with its
+/// parts appended, and stores them in batches. Its pace, pauses and breaker are its own; it has no
+/// daily ledger (TMDb keeps none) but counts its calls by day.
+public struct TMDbWarmJob: Sendable {
+    public var configuration: TMDbWarmConfiguration
+    private let store: any TMDbStore
+    private let transport: any HTTPRequestTransport
+    private let time: TimeSource
+    private let logger: Logger
+    /// Stops the run from outside: no new request, those in flight finish and are stored.
+    public var stop = WarmStop()
+
+    public init(
+        configuration: TMDbWarmConfiguration, store: any TMDbStore, transport: any HTTPRequestTransport,
+        time: TimeSource, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.transport = transport
+        self.time = time
+        self.logger = logger
+    }
+
+    /// Runs TMDb's part for `imdbIDs` (worklist order, duplicates allowed), until its plan is done
+    /// or ``stop``, the breaker, a refused token or ``TMDbWarmConfiguration/maxRuntime`` ends it.
+    public func run(imdbIDs: [String]) async throws(StoreError) -> TMDbWarmSummary {
+        // A stop of this run only: its time limit must not stop whatever else shares `stop`.
+        let runStop = stop.child()
+        defer { stop.detach(runStop) }
+        let outcome = await withTaskGroup(of: Void.self) { group -> Result<TMDbWarmSummary, StoreError> in
+            if let limit = configuration.maxRuntime {
+                group.addTask { [clock = time.clock] in
+                    _ = await runStop.request(.timeLimit, after: limit, on: clock)
+                }
+            }
+            defer { group.cancelAll() }
+            do throws(StoreError) {
+                return .success(try await run(imdbIDs, stop: runStop))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    private func run(_ imdbIDs: [String], stop: WarmStop) async throws(StoreError) -> TMDbWarmSummary {
+        let startedAt = time.now
+        let pacer = TMDbPacer(
+            rate: configuration.rate, pauseAfter: configuration.breakerPauseAfter,
+            stopAfter: configuration.breakerStopAfter, coolDown: configuration.breakerCoolDown, time: time)
+        let caller = TMDbCaller(
+            endpoint: configuration.endpoint, transport: transport, pacer: pacer, backoff: configuration.backoff,
+            time: time, logger: logger)
+        var summary = TMDbWarmSummary()
+        let writer = TMDbWriter(
+            store: store, caller: caller, batchSize: configuration.batchSize,
+            commitInterval: configuration.commitInterval, time: time)
+        defer { _ = writer }
+
+        do {
+            let feed = TMDbChangesFeed(caller: caller, store: store, logger: logger)
+            let read = try await feed.refresh(at: startedAt, stop: stop)
+            summary.feed = read.status
+            summary.feedMarked = read.marked
+        } catch let error as StoreError {
+            throw error
+        } catch let stopped as TMDbStopped {
+            summary.stopDetail = stopped.reason
+        } catch {
+            // Cancelled: nothing more to do.
+        }
+
+        var seen = Set<String>()
+        let ids = imdbIDs.filter { seen.insert($0).inserted }
+        seen = []
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start..<min(ids.count, start + configuration.sliceSize)])
+            start += slice.count
+            let states = try await store.tmdbStates(of: slice)
+            let plan = TMDbPlan.make(
+                states: states, now: startedAt, ttl: configuration.ttl, findTTL: configuration.findTTL)
+            summary.considered += plan.considered
+            summary.fresh += plan.fresh
+            guard summary.stopDetail == nil, !stop.isRequested else {
+                summary.deferred += plan.toResolve.count + plan.toFetch.count
+                continue
+            }
+            let outcome = await work(plan, caller: caller, writer: writer, stop: stop)
+            summary.resolved += outcome.resolved
+            summary.notOnTMDb += outcome.notOnTMDb
+            summary.fetched += outcome.fetched
+            summary.changedRefreshed += outcome.changedRefreshed
+            summary.notFound += outcome.notFound
+            summary.failed += outcome.failed
+            summary.deferred += outcome.deferred
+            if let why = outcome.stopped { summary.stopDetail = summary.stopDetail ?? why }
+            try await writer.flush()
+        }
+        try await writer.flush()
+        if summary.stopDetail == nil, summary.deferred > 0, let reason = stop.reason {
+            summary.stopDetail = reason.rawValue
+        }
+        summary.calls = caller.calls
+        summary.rateLimited = await pacer.rateLimited
+        logger.info(
+            "TMDb done",
+            metadata: [
+                "considered": "\(summary.considered)", "fresh": "\(summary.fresh)", "resolved": "\(summary.resolved)",
+                "not_on_tmdb": "\(summary.notOnTMDb)", "fetched": "\(summary.fetched)",
+                "failed": "\(summary.failed)", "calls": "\(summary.totalCalls)",
+                "rate_limited": "\(summary.rateLimited)",
+            ])
+        return summary
+    }
+
+    /// What the workers did with one slice's plan.
+    private struct Outcome {
+        var resolved = 0
+        var notOnTMDb = 0
+        var fetched = 0
+        var changedRefreshed = 0
+        var notFound = 0
+        var failed = 0
+        var deferred = 0
+        var stopped: String?
+    }
+
+    /// One piece of work: an ID to resolve (then its entry fetched), or an entry to fetch.
+    private enum Item: Sendable {
+        case resolve(String)
+        case fetch(imdbID: String, ref: TMDbRef)
+    }
+
+    /// Runs `plan` with up to `maxInFlight` workers until it is done or the run stops.
+    private func work(_ plan: TMDbPlan, caller: TMDbCaller, writer: TMDbWriter, stop: WarmStop) async -> Outcome {
+        var items = plan.toResolve.map(Item.resolve)
+        items += plan.toFetch.map { Item.fetch(imdbID: $0.imdbID, ref: $0.ref) }
+        let queue = Locked((items: items[...], outcome: Outcome()))
+        let changedRefs = plan.changedRefs
+        let workers = max(1, min(configuration.maxInFlight, items.count))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<workers {
+                group.addTask {
+                    while !stop.isRequested, let item = queue.withLock({ $0.items.popFirst() }) {
+                        do {
+                            let result = try await handle(item, caller: caller, writer: writer, changed: changedRefs)
+                            queue.withLock { result.add(to: &$0.outcome) }
+                        } catch let stopped as TMDbStopped {
+                            queue.withLock {
+                                $0.outcome.stopped = $0.outcome.stopped ?? stopped.reason
+                                $0.outcome.deferred += 1 + $0.items.count
+                                $0.items = []
+                            }
+                        } catch {
+                            // Cancelled or the store failed: the item is not done.
+                            queue.withLock { $0.outcome.deferred += 1 }
+                            if error is StoreError {
+                                queue.withLock {
+                                    $0.outcome.stopped = $0.outcome.stopped ?? "\(error)"
+                                    $0.outcome.deferred += $0.items.count
+                                    $0.items = []
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return queue.withLock { state in
+            var outcome = state.outcome
+            outcome.deferred += state.items.count
+            return outcome
+        }
+    }
+
+    /// What one item came to.
+    private struct ItemResult {
+        var resolved = 0
+        var notOnTMDb = 0
+        var fetched = 0
+        var changedRefreshed = 0
+        var notFound = 0
+        var failed = 0
+
+        func add(to outcome: inout Outcome) {
+            outcome.resolved += resolved
+            outcome.notOnTMDb += notOnTMDb
+            outcome.fetched += fetched
+            outcome.changedRefreshed += changedRefreshed
+            outcome.notFound += notFound
+            outcome.failed += failed
+        }
+    }
+
+    private func handle(_ item: Item, caller: TMDbCaller, writer: TMDbWriter, changed: Set<TMDbRef>) async throws
+        -> ItemResult
+    {
+        var result = ItemResult()
+        let imdbID: String
+        let ref: TMDbRef
+        switch item {
+        case .fetch(let id, let known):
+            imdbID = id
+            ref = known
+        case .resolve(let id):
+            result.resolved = 1
+            switch try await caller.get("/find/\(id)", query: [("external_source", "imdb_id")], kind: "find") {
+            case .ok(let body):
+                let found: TMDbRef?
+                do {
+                    found = try TMDbBody.found(body)
+                } catch {
+                    logger.warning("TMDb's /find answer unreadable", metadata: ["imdb_id": "\(id)", "why": "\(error)"])
+                    result.failed = 1
+                    return result
+                }
+                try await writer.add(mapping: TMDbMapping(imdbID: id, ref: found, checkedAt: time.now))
+                guard let found else {
+                    result.notOnTMDb = 1
+                    return result
+                }
+                imdbID = id
+                ref = found
+            case .notFound:
+                try await writer.add(mapping: TMDbMapping(imdbID: id, ref: nil, checkedAt: time.now))
+                result.notOnTMDb = 1
+                return result
+            case .failed(let why):
+                logger.warning("TMDb /find failed", metadata: ["imdb_id": "\(id)", "why": "\(why)"])
+                result.failed = 1
+                return result
+            }
+        }
+        let answer = try await caller.get(
+            ref.path, query: [("append_to_response", TMDbEndpoint.appendedParts)], kind: "details")
+        switch answer {
+        case .ok(let body):
+            do {
+                let film = try TMDbBody.film(body, ref: ref, fetchedAt: time.now)
+                try await writer.add(film: film)
+                result.fetched = 1
+                if changed.contains(ref) { result.changedRefreshed = 1 }
+            } catch let problem as TMDbBody.Problem {
+                logger.warning(
+                    "TMDb's details unreadable; the stored entry, if any, stays",
+                    metadata: ["imdb_id": "\(imdbID)", "tmdb": "\(ref)", "why": "\(problem)"])
+                result.failed = 1
+            }
+        case .notFound:
+            // The entry is gone from TMDb: ask /find again once its answer's TTL passes.
+            try await writer.add(mapping: TMDbMapping(imdbID: imdbID, ref: nil, checkedAt: time.now))
+            result.notFound = 1
+        case .failed(let why):
+            logger.warning("TMDb details failed", metadata: ["tmdb": "\(ref)", "why": "\(why)"])
+            result.failed = 1
+        }
+        return result
+    }
+}
+
+/// Collects a warm's TMDb results and commits them in batches: when `batchSize` have arrived or
+/// the oldest has waited `commitInterval`, and at the end; each commit also adds the calls counted
+/// since the last one to the day's tally.
+actor TMDbWriter {
+    private let store: any TMDbStore
+    private let caller: TMDbCaller
+    private let batchSize: Int
+    private let commitInterval: Duration
+    private let time: TimeSource
+    private var batch = TMDbBatch()
+    private var oldest: Duration?
+
+    init(store: any TMDbStore, caller: TMDbCaller, batchSize: Int, commitInterval: Duration, time: TimeSource) {
+        self.store = store
+        self.caller = caller
+        self.batchSize = max(1, batchSize)
+        self.commitInterval = commitInterval
+        self.time = time
+    }
+
+    func add(mapping: TMDbMapping) async throws(StoreError) {
+        batch.mappings.append(mapping)
+        try await flushIfDue()
+    }
+
+    func add(film: TMDbFilm) async throws(StoreError) {
+        batch.films.append(film)
+        try await flushIfDue()
+    }
+
+    private func flushIfDue() async throws(StoreError) {
+        let now = time.elapsed()
+        if oldest == nil { oldest = now }
+        if batch.mappings.count + batch.films.count >= batchSize || now - (oldest ?? now) >= commitInterval {
+            try await flush()
+        }
+    }
+
+    /// Commits what has arrived, and the calls counted.
+    func flush() async throws(StoreError) {
+        let pending = batch
+        batch = TMDbBatch()
+        oldest = nil
+        if !pending.isEmpty { _ = try await store.writeTMDb(pending) }
+        let calls = caller.takeCalls()
+        if !calls.isEmpty {
+            try await store.countTMDbCalls(calls, day: TMDbCalendar.day(of: time.now))
+        }
+    }
+}
+
+/// A value behind a lock, shared by reference between tasks.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
+}
+
+/// TMDb's days: UTC calendar dates, as its changes feed names them.
+package enum TMDbCalendar {
+    /// `YYYY-MM-DD` of `instant` in UTC.
+    package static func day(of instant: Date) -> String {
+        let days = Int((instant.timeIntervalSince1970 / 86_400).rounded(.down))
+        let (year, month, day) = civil(fromDays: days)
+        return String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01.
+    static func civil(fromDays days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+}
