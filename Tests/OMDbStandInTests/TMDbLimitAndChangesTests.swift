@@ -44,6 +44,37 @@ import Testing
         }
     }
 
+    /// Past the per-second ceiling a request gets 429 with the configured `Retry-After`, and the
+    /// requests that follow inside the wait are counted; the knobs change through `/__standin/faults`.
+    @Test func theRateLimitAnswers429WithTheConfiguredRetryAfter() throws {
+        try StandInHarness.withServer(corpus: Self.corpus) { server, port in
+            let connection = try RawHTTPConnection(port: port)
+            let change = try connection.get("/__standin/faults?tmdb-rate-limit=1&tmdb-retry-after=30", method: "POST")
+            #expect(change.status == 200)
+            #expect(server.behaviour.tmdbRateLimit == 1)
+            #expect(server.behaviour.tmdbRetryAfterSeconds == 30)
+            #expect(try connection.get("/__standin/faults?tmdb-retry-after=0", method: "POST").status == 400)
+            #expect(try connection.get("/__standin/faults?tmdb-rate-limit=0", method: "POST").status == 400)
+            // Two requests within one second pass the ceiling of one; send until that happens.
+            var limited: RawResponse?
+            for _ in 0..<50 where limited == nil {
+                let response = try connection.tmdb("/3/configuration")
+                if response.status == 429 { limited = response }
+            }
+            let response = try #require(limited)
+            #expect(response.headers["retry-after"] == "30")
+            #expect(
+                response.text
+                    == #"{"success":false,"status_code":25,"status_message":"Your request count (#) is over the allowed limit of (1)."}"#
+            )
+            let inside = server.stats().tmdb.requestsInsideRetryAfter
+            #expect(try connection.tmdb("/3/configuration").status == 429)
+            #expect(server.stats().tmdb.requestsInsideRetryAfter == inside + 1)
+            _ = try connection.get("/__standin/faults?tmdb-rate-limit=none", method: "POST")
+            #expect(server.behaviour.tmdbRateLimit == nil)
+        }
+    }
+
     /// The changes control marks titles; the feed lists exactly those in its window, page by page;
     /// a window over 14 days is refused; a marked title's body changes; clearing empties the feed.
     @Test func theChangesFeedListsMarkedTitles() throws {
