@@ -215,6 +215,8 @@ import Testing
                 #expect(response.text == body)
             }
             #expect(try connection.standInStats().tmdb.byStatus == ["404": 5])
+            #expect(try connection.tmdb("/3/configuration", method: "POST").status == 405)
+            #expect(try connection.standInStats().tmdb.requests == 5)
         }
     }
 

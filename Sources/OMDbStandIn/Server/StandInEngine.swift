@@ -140,6 +140,12 @@ final class StandInEngine: Sendable {
             state.withLock { $0.controlRequests += 1 }
             return StandInReply(action: .respond(control(request)))
         }
+        if request.path.hasPrefix("/3/") || request.path.hasPrefix(TMDbImages.path),
+            request.method != "GET" && request.method != "HEAD"
+        {
+            return StandInReply(
+                action: .respond(.text("Method Not Allowed", status: 405, extraHeaders: [("Allow", "GET")])))
+        }
         if request.path.hasPrefix("/3/") {
             return tmdb.answer(
                 request, behaviour: behaviour, drawFault: drawTMDbFault, faultAction: tmdbFaultAction)
