@@ -22,6 +22,7 @@ import NIOPosix
 ///   `Plot`), `s=` searches and `Season=`/`Episode=` lists as `OMDbAnswers` describes them: the
 ///   film's stored body, OMDb's misses such as `Incorrect IMDb ID.` / `Movie not found!` (200),
 ///   `No API key provided.` / `Invalid API key!` / `Request limit reached!` (401), or an injected fault.
+/// - TMDb API v3 under `/3/` and its images under `/t/p/`, as `TMDbService` describes them.
 /// - `GET /__standin/stats`: `StandInStats` as JSON.
 /// - `POST /__standin/reset`: zeroes counters and daily usage (a new quota day).
 /// - `GET`/`POST /__standin/faults?fault-rate=&faults=&seed=&latency-ms=&limit-after=&daily-limit=`:

@@ -5,7 +5,8 @@ import Foundation
 /// Set at start through `StandInConfiguration` (the executable's flags) and at runtime through
 /// `OMDbStandInServer.updateBehaviour(_:)` or `POST /__standin/faults` with the flag names as query
 /// parameters: `fault-rate`, `faults`, `seed`, `latency-ms`, `limit-after`, `daily-limit`
-/// (`none` clears the last two), `posters` (`on`/`off`), `poster-version`, `poster-fault-rate`, `poster-faults`.
+/// (`none` clears the last two), `posters` (`on`/`off`), `poster-version`, `poster-fault-rate`, `poster-faults`,
+/// `tmdb-rate-limit` (`none` clears it), `tmdb-retry-after`, `tmdb-changes-page-size`.
 public struct StandInBehaviour: Sendable, Equatable, Codable {
     /// Requests per accepted key per quota day; request `dailyLimit + 1` gets `Request limit reached!`.
     /// `nil` means unlimited.
@@ -29,12 +30,20 @@ public struct StandInBehaviour: Sendable, Equatable, Codable {
     public var posterFaultRate: Double
     /// The faults drawn from for a faulted poster.
     public var posterFaults: [PosterFault]
+    /// TMDb API requests allowed in any one second (a sliding window), from all clients together;
+    /// the next gets 429 with `Retry-After`. `nil` means unlimited.
+    public var tmdbRateLimit: Int?
+    /// The `Retry-After` seconds of a 429 for passing `tmdbRateLimit` (at least 1).
+    public var tmdbRetryAfterSeconds: Int
+    /// IDs on one page of `/3/movie/changes` and `/3/tv/changes` (TMDb's is 100).
+    public var tmdbChangesPageSize: Int
 
     /// Creates a behaviour; the defaults answer every request normally, without limits or delay.
     public init(
         dailyLimit: Int? = nil, limitAfter: Int? = nil, faultRate: Double = 0, faults: [FaultKind] = [],
         seed: UInt64 = 1, latencyMilliseconds: Int = 0, servePosters: Bool = false, posterVersion: Int = 1,
-        posterFaultRate: Double = 0, posterFaults: [PosterFault] = []
+        posterFaultRate: Double = 0, posterFaults: [PosterFault] = [], tmdbRateLimit: Int? = nil,
+        tmdbRetryAfterSeconds: Int = 1, tmdbChangesPageSize: Int = 100
     ) {
         self.dailyLimit = dailyLimit
         self.limitAfter = limitAfter
@@ -46,6 +55,9 @@ public struct StandInBehaviour: Sendable, Equatable, Codable {
         self.posterVersion = posterVersion
         self.posterFaultRate = posterFaultRate
         self.posterFaults = posterFaults
+        self.tmdbRateLimit = tmdbRateLimit
+        self.tmdbRetryAfterSeconds = max(1, tmdbRetryAfterSeconds)
+        self.tmdbChangesPageSize = max(1, tmdbChangesPageSize)
     }
 }
 

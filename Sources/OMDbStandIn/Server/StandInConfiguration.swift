@@ -8,6 +8,9 @@ public struct StandInConfiguration: Sendable {
     /// The API keys answered as valid. They are never logged or exposed; stats name them by index
     /// and fingerprint.
     public var apiKeys: [String]
+    /// The TMDb tokens answered as valid (as `Authorization: Bearer TOKEN` or `api_key=TOKEN`),
+    /// apart from the OMDb keys. Never logged or exposed; stats name them by index and fingerprint.
+    public var tmdbTokens: [String]
     /// The films served.
     public var corpus: FilmCorpus
     /// The initial answer-shaping knobs (limits, faults, latency).
@@ -20,8 +23,10 @@ public struct StandInConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 0, apiKeys: [String] = ["demo"],
         corpus: FilmCorpus = FilmCorpus(generatedCount: 300, seed: 1),
-        behaviour: StandInBehaviour = StandInBehaviour(), idleTimeoutSeconds: Int = 120
+        behaviour: StandInBehaviour = StandInBehaviour(), idleTimeoutSeconds: Int = 120,
+        tmdbTokens: [String] = [defaultTMDbToken]
     ) {
+        self.tmdbTokens = tmdbTokens
         self.host = host
         self.port = port
         self.apiKeys = apiKeys
@@ -34,6 +39,16 @@ public struct StandInConfiguration: Sendable {
     public static func apiKeys(fromEnvironmentValue value: String?) -> [String] {
         let keys = (value ?? "").split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
         return keys.isEmpty ? ["demo"] : keys
+    }
+
+    /// The TMDb token accepted when none is configured.
+    public static let defaultTMDbToken = "tmdb-demo-token"
+
+    /// Parses `TMDB_STANDIN_TOKENS`-style text (comma-separated, blanks ignored); `tmdb-demo-token`
+    /// when nil or empty.
+    public static func tmdbTokens(fromEnvironmentValue value: String?) -> [String] {
+        let tokens = (value ?? "").split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+        return tokens.isEmpty ? [defaultTMDbToken] : tokens
     }
 
     /// A short, non-reversible label for a key: its first character or two and its length, e.g. `de…(12)`.

@@ -4,6 +4,7 @@ import Foundation
 extension StandInEngine {
     /// Answers `GET /__standin/stats`, `POST /__standin/reset`, and `GET`/`POST /__standin/faults`.
     func control(_ request: HTTPRequest) -> HTTPResponse {
+        if let response = tmdb.control(request) { return response }
         switch (request.path, request.method) {
         case ("/__standin/stats", "GET"):
             return HTTPResponse(status: 200, body: Array(stats().jsonData()))
@@ -78,6 +79,25 @@ extension StandInEngine {
         if let text = query["poster-faults"] { updated.posterFaults = try PosterFault.parseList(text) }
         if let text = query["limit-after"] { updated.limitAfter = try optionalCount(text, name: "limit-after") }
         if let text = query["daily-limit"] { updated.dailyLimit = try optionalCount(text, name: "daily-limit") }
+        if let text = query["tmdb-rate-limit"] {
+            updated.tmdbRateLimit = try optionalCount(text, name: "tmdb-rate-limit")
+            if updated.tmdbRateLimit == 0 {
+                throw ControlParameterError(description: "tmdb-rate-limit must be at least 1 or 'none'")
+            }
+        }
+        if let text = query["tmdb-retry-after"] {
+            guard let seconds = Int(text), seconds >= 1 else {
+                throw ControlParameterError(description: "tmdb-retry-after must be a positive integer, got '\(text)'")
+            }
+            updated.tmdbRetryAfterSeconds = seconds
+        }
+        if let text = query["tmdb-changes-page-size"] {
+            guard let size = Int(text), size >= 1 else {
+                throw ControlParameterError(
+                    description: "tmdb-changes-page-size must be a positive integer, got '\(text)'")
+            }
+            updated.tmdbChangesPageSize = size
+        }
         return updated
     }
 

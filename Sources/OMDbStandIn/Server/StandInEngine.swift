@@ -62,6 +62,8 @@ final class StandInEngine: Sendable {
     private let keyIndex: [String: Int]
     private let fingerprints: [String]
     private let state: Locked<State>
+    /// The TMDb API, its images and controls.
+    let tmdb: TMDbService
 
     /// Creates an engine for the configured keys, corpus and behaviour.
     init(configuration: StandInConfiguration) {
@@ -75,6 +77,7 @@ final class StandInEngine: Sendable {
         self.keyIndex = keyIndex
         fingerprints = configuration.apiKeys.map(StandInConfiguration.fingerprint(ofKey:))
         state = Locked(State(behaviour: configuration.behaviour, keyCount: configuration.apiKeys.count))
+        tmdb = TMDbService(corpus: configuration.corpus, tokens: configuration.tmdbTokens)
     }
 
     // MARK: - Introspection
@@ -86,7 +89,8 @@ final class StandInEngine: Sendable {
 
     /// A snapshot of all counters.
     func stats() -> StandInStats {
-        state.withLock { state in
+        let tmdb = tmdb.stats()
+        return state.withLock { state in
             StandInStats(
                 totalRequests: state.totalRequests,
                 controlRequests: state.controlRequests,
@@ -97,7 +101,7 @@ final class StandInEngine: Sendable {
                         counters: state.keyCounters[index])
                 },
                 unaccepted: state.unaccepted,
-                faultsByKind: state.faultsByKind, posters: state.posters)
+                faultsByKind: state.faultsByKind, posters: state.posters, tmdb: tmdb)
         }
     }
 
@@ -117,6 +121,7 @@ final class StandInEngine: Sendable {
         state.withLock { state in
             state = State(behaviour: state.behaviour, keyCount: state.keyCounters.count)
         }
+        tmdb.reset()
     }
 
     /// Replaces the behaviour; the fault sequence restarts when the seed changes.
@@ -134,6 +139,19 @@ final class StandInEngine: Sendable {
         if request.path.hasPrefix("/__standin/") {
             state.withLock { $0.controlRequests += 1 }
             return StandInReply(action: .respond(control(request)))
+        }
+        if request.path.hasPrefix("/3/") || request.path.hasPrefix(TMDbImages.path),
+            request.method != "GET" && request.method != "HEAD"
+        {
+            return StandInReply(
+                action: .respond(.text("Method Not Allowed", status: 405, extraHeaders: [("Allow", "GET")])))
+        }
+        if request.path.hasPrefix("/3/") {
+            return tmdb.answer(
+                request, behaviour: behaviour, drawFault: drawTMDbFault, faultAction: tmdbFaultAction)
+        }
+        if request.path.hasPrefix(TMDbImages.path) {
+            return tmdb.image(request, behaviour: behaviour)
         }
         if request.path.hasPrefix(PosterImages.path), behaviour.servePosters {
             return StandInReply(action: .respond(poster(request)), delayMilliseconds: behaviour.latencyMilliseconds)
@@ -251,6 +269,22 @@ final class StandInEngine: Sendable {
             state.posters.bytes += image.count
             return HTTPResponse(status: 200, contentType: "image/jpeg", extraHeaders: validators, body: image)
         }
+    }
+
+    /// The next fault of the seeded sequence for a TMDb request, counted by kind; nil when none is drawn.
+    private func drawTMDbFault() -> FaultKind? {
+        state.withLock { state in
+            let fault = drawFault(&state)
+            if let fault, TMDbService.faultKinds.contains(fault) { state.faultsByKind[fault.rawValue, default: 0] += 1 }
+            return fault
+        }
+    }
+
+    /// What a TMDb request faulted with `fault` gets, for the faults that are not about OMDb's
+    /// bodies; nil for the others (the request is answered normally).
+    private func tmdbFaultAction(_ fault: FaultKind, body: [UInt8]) -> StandInReply.Action? {
+        guard TMDbService.faultKinds.contains(fault) else { return nil }
+        return action(for: fault, body: body, id: nil, key: "")
     }
 
     private func drawFault(_ state: inout State) -> FaultKind? {

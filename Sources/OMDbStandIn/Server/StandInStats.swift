@@ -83,6 +83,8 @@ public struct StandInStats: Sendable, Equatable, Codable {
     public var faultsByKind: [String: Int]
     /// Requests for poster images under `/posters/` (never counted as OMDb requests).
     public var posters: StandInPosterCounters
+    /// TMDb requests: the API under `/3/` and images under `/t/p/` (never counted as OMDb requests).
+    public var tmdb: TMDbStats
 
     /// Returns the snapshot as pretty-printed JSON with sorted keys.
     public func jsonData() -> Data {

@@ -12,7 +12,8 @@ extension OMDbStandInCommand {
                 Prints exactly one line to stdout once listening:
                   omdb-standin listening on HOST:PORT
                 (HOST is 127.0.0.1 unless --host names another address.)
-                API keys come from OMDB_STANDIN_KEYS (comma-separated; default 'demo').
+                API keys come from OMDB_STANDIN_KEYS (comma-separated; default 'demo'),
+                TMDb tokens from TMDB_STANDIN_TOKENS (default 'tmdb-demo-token').
 
                 OMDb endpoint (every request counts against its key, limit answers
                 and faults included):
@@ -35,6 +36,16 @@ extension OMDbStandInCommand {
                       offset specified in a OFFSET clause may not be negative.
                       (page not 1...100)
 
+                TMDb API v3 on the same port (token as 'Authorization: Bearer T'
+                or api_key=T; 401 without one; 429 + Retry-After over the limit):
+                  GET /3/find/ttNNN?external_source=imdb_id
+                  GET /3/movie/ID, /3/tv/ID [?append_to_response=external_ids,
+                      images,credits,release_dates|content_ratings]
+                  GET /3/tv/ID/season/N[/episode/M]
+                  GET /3/movie/changes, /3/tv/changes [?start_date=&end_date=&page=]
+                  GET /3/configuration, /3/search/multi?query=Q[&page=N]
+                  GET /t/p/SIZE/FILE.jpg   images (no token)
+
                 Control endpoints (never counted):
                   GET  /__standin/stats    counters as JSON (keys by index/fingerprint)
                   POST /__standin/reset    zero counters and daily usage (new day)
@@ -42,7 +53,13 @@ extension OMDbStandInCommand {
                   POST /__standin/faults?fault-rate=F&faults=LIST&seed=S
                        &latency-ms=N&limit-after=N|none&daily-limit=N|none
                        &posters=on|off&poster-version=N&poster-fault-rate=F
-                       &poster-faults=LIST
+                       &poster-faults=LIST&tmdb-rate-limit=N|none
+                       &tmdb-retry-after=S&tmdb-changes-page-size=N
+                  POST /__standin/tmdb/storm?requests=N&retry_after=S
+                       the next N TMDb API requests get 429
+                  POST /__standin/tmdb/changes?ids=movie:ID,tv:ID[&date=D]
+                       (or count=N&seed=S) mark titles changed on D
+                  POST /__standin/tmdb/changes/clear   empty the feed
 
                 Faults for --faults (comma-separated, or 'all'): 500, 503, 429,
                 429-retry-after, 503-retry-after, reset, truncate, malformed,
@@ -112,8 +129,25 @@ extension OMDbStandInCommand {
         @Option(help: "Comma-separated poster faults: 404, 503, html, mislabelled, huge, or 'all'.")
         var posterFaults: String = ""
 
+        /// TMDb API requests allowed per second.
+        @Option(help: "TMDb API requests per second (sliding window); more get 429 (default: unlimited).")
+        var tmdbRateLimit: Int?
+
+        /// `Retry-After` of the rate limit's 429s.
+        @Option(help: "Retry-After seconds of a TMDb 429 for passing --tmdb-rate-limit.")
+        var tmdbRetryAfter: Int = 1
+
+        /// IDs per page of the changes feeds.
+        @Option(help: "IDs per page of /3/movie/changes and /3/tv/changes.")
+        var tmdbChangesPageSize: Int = 100
+
         /// Checks ranges and fault names before anything starts.
         func validate() throws {
+            guard (tmdbRateLimit ?? 1) >= 1 else { throw ValidationError("--tmdb-rate-limit must be at least 1") }
+            guard tmdbRetryAfter >= 1 else { throw ValidationError("--tmdb-retry-after must be at least 1") }
+            guard tmdbChangesPageSize >= 1 else {
+                throw ValidationError("--tmdb-changes-page-size must be at least 1")
+            }
             guard (0...1).contains(posterFaultRate) else {
                 throw ValidationError("--poster-fault-rate must be within 0...1")
             }
@@ -161,10 +195,13 @@ extension OMDbStandInCommand {
                 dailyLimit: dailyLimit, limitAfter: limitAfter, faultRate: faultRate,
                 faults: (try? FaultKind.parseList(faults)) ?? [], seed: seed, latencyMilliseconds: latencyMs,
                 servePosters: posters, posterFaultRate: posterFaultRate,
-                posterFaults: (try? PosterFault.parseList(posterFaults)) ?? [])
+                posterFaults: (try? PosterFault.parseList(posterFaults)) ?? [], tmdbRateLimit: tmdbRateLimit,
+                tmdbRetryAfterSeconds: tmdbRetryAfter, tmdbChangesPageSize: tmdbChangesPageSize)
+            let tokens = StandInConfiguration.tmdbTokens(
+                fromEnvironmentValue: ProcessInfo.processInfo.environment["TMDB_STANDIN_TOKENS"])
             let server = OMDbStandInServer(
                 configuration: StandInConfiguration(
-                    host: host, port: port, apiKeys: keys, corpus: films, behaviour: behaviour))
+                    host: host, port: port, apiKeys: keys, corpus: films, behaviour: behaviour, tmdbTokens: tokens))
             let boundPort: Int
             do {
                 boundPort = try server.start()
@@ -181,7 +218,7 @@ extension OMDbStandInCommand {
             // Written straight to the file descriptor, so scripts see it at once whatever stdout is.
             FileHandle.standardOutput.write(Data("omdb-standin listening on \(host):\(boundPort)\n".utf8))
             standardError(
-                "omdb-standin: \(films.count) films, \(keys.count) key(s), daily limit \(dailyLimit.map(String.init) ?? "none")"
+                "omdb-standin: \(films.count) films, \(keys.count) key(s), \(tokens.count) TMDb token(s), daily limit \(dailyLimit.map(String.init) ?? "none")"
             )
             server.waitUntilStopped()
             signalSources.forEach { $0.cancel() }
