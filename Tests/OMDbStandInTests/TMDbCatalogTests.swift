@@ -34,12 +34,14 @@ import Testing
         gate.startStorm(requests: 2, retryAfterSeconds: 2)
         #expect(gate.admit(at: at(0), rateLimit: nil, retryAfterSeconds: 1) == .tooManyRequests(retryAfterSeconds: 2))
         #expect(gate.isInsideRetryAfter(at: at(10)))
+        // Within the grace a request may have left before the answer arrived; after it, it is early.
+        #expect(!gate.isEarly(at: at(10)) && gate.isEarly(at: at(300)))
         #expect(gate.admit(at: at(10), rateLimit: nil, retryAfterSeconds: 1) == .tooManyRequests(retryAfterSeconds: 2))
         // Inside the wait: answered with the wait that remains, which is not lengthened.
         #expect(
             gate.admit(at: at(1_500), rateLimit: nil, retryAfterSeconds: 1) == .tooManyRequests(retryAfterSeconds: 1))
         #expect(gate.isInsideRetryAfter(at: at(2_009)))
-        #expect(!gate.isInsideRetryAfter(at: at(2_010)))
+        #expect(!gate.isInsideRetryAfter(at: at(2_010)) && !gate.isEarly(at: at(2_010)))
         #expect(gate.admit(at: at(2_010), rateLimit: nil, retryAfterSeconds: 1) == .pass)
 
         var limited = TMDbGate()

@@ -22,8 +22,8 @@ package final class TMDbCaller: Sendable {
     let backoff: Backoff
     let time: TimeSource
     let logger: Logger
-    /// Calls sent, by kind, since the caller was made.
-    private let counts = Mutex<[String: Int]>([:])
+    /// Calls sent, by kind: since the caller was made, and since the last ``takeCalls()``.
+    private let counts = Mutex<(total: [String: Int], untaken: [String: Int])>(([:], [:]))
 
     package init(
         endpoint: TMDbEndpoint, transport: any HTTPRequestTransport, pacer: TMDbPacer, backoff: Backoff,
@@ -58,7 +58,10 @@ package final class TMDbCaller: Sendable {
         var limited = 0
         while true {
             try await pacer.acquire()
-            counts.withLock { $0[kind, default: 0] += 1 }
+            counts.withLock {
+                $0.total[kind, default: 0] += 1
+                $0.untaken[kind, default: 0] += 1
+            }
             let outcome: Result<HTTPResponse, TransportFailure>
             do {
                 outcome = .success(try await transport.send(request))

@@ -22,6 +22,12 @@ struct TMDbGate: Sendable {
     private(set) var stormRemaining = 0
     /// The `Retry-After` of the storm's answers.
     private var stormRetryAfter = 1
+    /// When the latest 429 that announced a wait was sent.
+    private var announcedAt: Instant?
+    /// How long after a 429 leaves a request still counts as sent before the client could have read
+    /// it (already on the wire, or sent by another connection's worker meanwhile): a client with
+    /// several requests in flight cannot take back those it sent before the answer reached it.
+    static let inFlightGrace = Duration.milliseconds(250)
 
     /// Makes the next `requests` API requests answer 429 with `Retry-After: retryAfterSeconds` (at least 1).
     mutating func startStorm(requests: Int, retryAfterSeconds: Int) {
@@ -32,6 +38,13 @@ struct TMDbGate: Sendable {
     /// Whether a request at `now` arrives before the latest announced `Retry-After` instant.
     func isInsideRetryAfter(at now: Instant) -> Bool {
         retryUntil.map { now < $0 } ?? false
+    }
+
+    /// Whether a request at `now` is one the client sent inside a wait it had been told of: after the
+    /// latest announced 429 plus ``inFlightGrace``, before the announced instant.
+    func isEarly(at now: Instant) -> Bool {
+        guard let until = retryUntil, now < until else { return false }
+        return announcedAt.map { now >= $0 + Self.inFlightGrace } ?? true
     }
 
     /// Decides a request arriving at `now`, with `rateLimit` requests a second allowed (nil: no
@@ -73,6 +86,7 @@ struct TMDbGate: Sendable {
     private mutating func announce(_ seconds: Int, at now: Instant) -> Decision {
         let until = now + .seconds(seconds)
         if retryUntil.map({ until > $0 }) ?? true { retryUntil = until }
+        announcedAt = now
         return .tooManyRequests(retryAfterSeconds: seconds)
     }
 }

@@ -71,7 +71,7 @@ final class TMDbService: Sendable {
         let admitted = state.withLock { state -> Result<TMDbChangesFeed, TMDbRefusal> in
             state.stats.requests += 1
             state.stats.byKind[kind.rawValue, default: 0] += 1
-            if state.gate.isInsideRetryAfter(at: now) { state.stats.requestsInsideRetryAfter += 1 }
+            if state.gate.isEarly(at: now) { state.stats.requestsInsideRetryAfter += 1 }
             let decision = state.gate.admit(
                 at: now, rateLimit: behaviour.tmdbRateLimit, retryAfterSeconds: behaviour.tmdbRetryAfterSeconds)
             if case .tooManyRequests(let seconds) = decision {
