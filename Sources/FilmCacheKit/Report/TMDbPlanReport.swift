@@ -44,16 +44,16 @@ public enum TMDbPlanReport {
                     ("fresh", p.fresh, "stored and within their TTL (\(ttl)); no call"),
                     (
                         "to resolve", p.toResolve.count,
-                        "IDs to ask TMDb's /find for: never asked, or the answer is older than \(findTTL)"
+                        "to ask TMDb's /find: never asked, or asked over \(findTTL) ago"
                     ),
                     (
                         "to fetch", p.toFetch.count,
-                        "missing \(p.missing), stale \(p.stale), changed \(p.changed) (named by TMDb's changes feed)"
+                        "missing \(p.missing), stale \(p.stale), changed \(p.changed) (named by the changes feed)"
                     ),
                     ("not on TMDb", p.notOnTMDb, "/find found no entry; asked again after \(findTTL)"),
                     (
                         "calls", p.calls,
-                        "at least: a /find per ID to resolve, a details call per entry (and per entry found)"
+                        "at least: one per ID to resolve and per entry to fetch; more for entries found"
                     ),
                 ], labelWidth: 14)
     }
