@@ -53,7 +53,7 @@ public enum TMDbPlanReport {
                     ("not on TMDb", p.notOnTMDb, "/find found no entry; asked again after \(findTTL)"),
                     (
                         "calls", p.calls,
-                        "at least: one per ID to resolve and per entry to fetch; more for entries found"
+                        "at least: one per ID to resolve and per entry to fetch"
                     ),
                 ], labelWidth: 14)
     }
