@@ -22,6 +22,8 @@ public struct CacheStats: Sendable, Equatable {
     public var worklists: NightPlan?
     /// When the stats were taken.
     public var now: Date
+    /// TMDb's side of the cache; `nil` when it holds nothing of TMDb's (no TMDb section is shown).
+    public var tmdb: TMDbStats?
 
     /// Bytes on disk: the database and its write-ahead log.
     package var fileBytes: Int { databaseBytes + walBytes }
@@ -29,9 +31,12 @@ public struct CacheStats: Sendable, Equatable {
     /// Takes the stats of the cache named `database` through `store` at `now`, planning `worklist`
     /// if given. A cache in a file (`file`, its path) has its existence and sizes read from disk; a
     /// server's database exists when it has the schema (`store` then sizes its tables).
+    ///
+    /// With `tmdb`, TMDb's side is read too, entries older than `tmdbTTL` counting as stale.
     public static func load(
         store: any StatsStore, database: String, file: String?, settings: PlanSettings, worklist: Worklist?,
-        now: Date
+        now: Date, tmdb: (any TMDbStore)? = nil,
+        tmdbTTL: TimeInterval = Setting.tmdbTTLDays.default * FreshnessPolicy.day
     ) async throws(StoreError) -> CacheStats {
         let files = FileManager.default
         func size(_ path: String) -> Int {
@@ -45,12 +50,18 @@ public struct CacheStats: Sendable, Equatable {
             night = try await NightPlan.make(
                 worklist: worklist, store: store, settings: settings, keyFingerprint: nil, now: now)
         }
+        var tmdbStats: TMDbStats?
+        if let tmdb {
+            tmdbStats = try await TMDbStats.load(store: tmdb, ttl: tmdbTTL, now: now)
+            if tmdbStats?.hasData == false { tmdbStats = nil }
+        }
         return CacheStats(
             // A server's database with no schema is read as an empty cache, which sizes nothing.
             databasePath: database,
             databaseExists: file.map { files.fileExists(atPath: $0) } ?? (stored != nil),
             onServer: file == nil, databaseBytes: stored ?? file.map { size($0) } ?? 0,
             walBytes: file.map { size($0 + "-wal") } ?? 0, census: census,
-            freshness: settings.freshness, currentDataVersion: FilmNormalizer.dataVersion, worklists: night, now: now)
+            freshness: settings.freshness, currentDataVersion: FilmNormalizer.dataVersion, worklists: night, now: now,
+            tmdb: tmdbStats)
     }
 }

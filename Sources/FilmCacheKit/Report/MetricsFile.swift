@@ -8,7 +8,8 @@ import Foundation
 /// run to run; removing the file starts them again from zero, which Prometheus reads as a reset.
 public enum MetricsFile {
     /// Counter families whose totals carry over from the previous file.
-    static let counterNames: Set<String> = ["filmcache_calls_total", "filmcache_films_upserted_total"]
+    static let counterNames: Set<String> = Set(["filmcache_calls_total", "filmcache_films_upserted_total"])
+        .union(tmdbCounterNames)
 
     /// Every family the file holds, in the order written. docs/METRICS.md documents each one.
     package static func families(_ m: WarmMetrics, previous: [String: Double]) -> [MetricFamily] {
@@ -66,6 +67,7 @@ public enum MetricsFile {
                     Double(s.stale)),
             ]
         }
+        families += tmdbFamilies(m, previous: previous)
         if let quota = m.quota { families += QuotaReport.metricFamilies(quota) }
         return families
     }

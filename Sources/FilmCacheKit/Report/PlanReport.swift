@@ -2,8 +2,10 @@ import Foundation
 
 /// Renders tonight's plan for people (`filmcache plan`) and for programs (`plan --json`).
 public enum PlanReport {
-    /// The table `filmcache plan` prints.
-    public static func text(_ night: NightPlan, keyFingerprint: String?, database: String) -> String {
+    /// The table `filmcache plan` prints; with `tmdb`, TMDb's section after it.
+    public static func text(
+        _ night: NightPlan, keyFingerprint: String?, database: String, tmdb: TMDbNightPlan? = nil
+    ) -> String {
         let p = night.plan
         let key = keyFingerprint.map { "key \(KeyFingerprint.short($0))" } ?? "busiest key today"
         var rows: [(String, Int, String)] = [
@@ -45,13 +47,23 @@ public enum PlanReport {
         if night.skippedLines > 0 {
             rows.append(("skipped lines", night.skippedLines, "worklist lines that named no ID (see warnings)"))
         }
-        let lists = night.files.map { file in
+        return "filmcache plan → \(database) (quota day \(night.quotaDay); dry run, no OMDb call)\n"
+            + worklistsLine(night.files) + TextTable.counts(rows, labelWidth: 14)
+            + (tmdb.map { "\n\n" + TMDbPlanReport.text($0) } ?? "")
+    }
+
+    /// `filmcache plan --source tmdb` alone: the worklists, then TMDb's section.
+    public static func text(_ tmdb: TMDbNightPlan, files: [WorklistFile], database: String) -> String {
+        "filmcache plan → \(database)\n" + worklistsLine(files) + TMDbPlanReport.text(tmdb)
+    }
+
+    /// `worklists: a.txt (IDs: 3 IDs); …` and a newline, or nothing when no file named anything.
+    private static func worklistsLine(_ files: [WorklistFile]) -> String {
+        let lists = files.map { file in
             let parts = [file.ids > 0 ? "\(file.ids) IDs" : nil, file.titles > 0 ? "\(file.titles) titles" : nil]
             return "\(file.name) (\(file.kind): \(parts.compactMap { $0 }.joined(separator: ", ")))"
         }
-        return "filmcache plan → \(database) (quota day \(night.quotaDay); dry run, no OMDb call)\n"
-            + (lists.isEmpty ? "" : "worklists: " + lists.joined(separator: "; ") + "\n")
-            + TextTable.counts(rows, labelWidth: 14)
+        return lists.isEmpty ? "" : "worklists: " + lists.joined(separator: "; ") + "\n"
     }
 
     /// How many of the most requested due IDs the text names, and the JSON lists without `--ids`.
@@ -68,8 +80,10 @@ public enum PlanReport {
     }
 
     /// The same facts as JSON (keys sorted); with `ids`, the ordered IDs to fetch and deferred, and
-    /// every due ID apps asked for (else the most requested few).
-    public static func json(_ night: NightPlan, keyFingerprint: String?, ids: Bool) -> String {
+    /// every due ID apps asked for (else the most requested few). With `tmdb`, TMDb's plan as `"tmdb"`.
+    public static func json(_ night: NightPlan, keyFingerprint: String?, ids: Bool, tmdb: TMDbNightPlan? = nil)
+        -> String
+    {
         let p = night.plan
         let document = Document(
             quotaDay: night.quotaDay, keyFingerprint: keyFingerprint.map(KeyFingerprint.short),
@@ -93,7 +107,8 @@ public enum PlanReport {
                     due: p.requested.count,
                     mostRequested: p.mostRequested(limit: ids ? p.requested.count : mostRequestedShown).map {
                         AskedByApps.Entry(imdbID: $0.imdbID, requests: $0.requests)
-                    }))
+                    }),
+            tmdb: tmdb.map { TMDbPlanReport.document($0, ids: ids) })
         return ReportJSON.encode(document)
     }
 
@@ -111,6 +126,8 @@ public enum PlanReport {
         var titles: Titles?
         var worklists: [Worklist]
         var askedByApps: AskedByApps?
+        /// Present only when TMDb is planned (`--source tmdb`).
+        var tmdb: TMDbPlanReport.Document?
     }
 
     /// Due IDs apps asked for (`filmcache serve`'s demand): how many, and the most requested.

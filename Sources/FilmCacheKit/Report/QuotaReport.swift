@@ -5,8 +5,8 @@ public enum QuotaReport {
     /// Cells the bar chart gives the daily limit.
     package static let chartWidth = 40
 
-    /// The text `filmcache quota` prints.
-    public static func text(_ s: QuotaStatus, database: String) -> String {
+    /// The text `filmcache quota` prints; with TMDb calls counted (`tmdb`), their section at the end.
+    public static func text(_ s: QuotaStatus, database: String, tmdb: TMDbCallHistory? = nil) -> String {
         let zone = s.today.timeZone
         let zoneName = ReportTime.zoneName(zone)
         let key =
@@ -68,6 +68,7 @@ public enum QuotaReport {
             }
             out += runs.text + "\n"
         }
+        if let tmdb, !tmdb.isEmpty { out += "\n" + TMDbQuotaReport.text(tmdb) + "\n" }
         return String(out.dropLast())
     }
 
@@ -87,6 +88,11 @@ public enum QuotaReport {
 
     /// The same facts as JSON (keys sorted; absent instants are `null`).
     public static func json(_ s: QuotaStatus) -> String {
+        json(s, tmdb: nil)
+    }
+
+    /// The same facts as JSON, with `"tmdb"` only when TMDb calls were counted.
+    public static func json(_ s: QuotaStatus, tmdb: TMDbCallHistory?) -> String {
         let zone = s.today.timeZone
         let document = Document(
             key: s.keyFingerprint.map(KeyFingerprint.short), otherKeys: s.otherKeys.map(KeyFingerprint.short),
@@ -106,7 +112,7 @@ public enum QuotaReport {
                     id: $0.id, startedAt: Timestamp.format($0.startedAt), finishedAt: ReportJSON.instant($0.finishedAt),
                     considered: $0.considered, fresh: $0.fresh, fetched: $0.fetched, notFound: $0.notFound,
                     failed: $0.failed, calls: $0.calls, outcome: $0.outcome)
-            })
+            }, tmdb: tmdb.flatMap { $0.isEmpty ? nil : TMDbQuotaReport.document($0) })
         return ReportJSON.encode(document)
     }
 
@@ -172,6 +178,8 @@ public enum QuotaReport {
         var observedResets: Int
         var history: [Day]
         var runs: [Run]
+        /// Present only when TMDb calls were counted, so an OMDb-only cache's JSON is unchanged.
+        var tmdb: TMDbQuotaReport.Document?
     }
 
     private struct Day: Encodable {

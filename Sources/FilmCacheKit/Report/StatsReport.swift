@@ -68,6 +68,7 @@ public enum StatsReport {
         out += "\ndata version (current \(s.currentDataVersion))\n"
         let versions = c.dataVersions.sorted { $0.key > $1.key }.map { ("v\($0.key)", $0.value) }
         out += chart(versions) + "\n"
+        if let tmdb = s.tmdb { out += "\n" + TMDbStatsReport.text(tmdb) + "\n" }
         return String(out.dropLast())
     }
 
@@ -93,7 +94,7 @@ public enum StatsReport {
                     considered: $0.considered, fresh: $0.fresh, missing: $0.missing, stale: $0.stale,
                     upgrades: $0.upgrades, notFoundAwaitingRecheck: $0.notFoundAwaitingRecheck,
                     failedAwaitingRetry: $0.failedAwaitingRetry, skippedLines: s.worklists?.skippedLines ?? 0)
-            })
+            }, tmdb: s.tmdb.map(TMDbStatsReport.document))
         return ReportJSON.encode(document)
     }
 
@@ -138,6 +139,8 @@ public enum StatsReport {
         var dataVersions: [String: Int]
         var currentDataVersion: Int
         @Nullable var worklists: Coverage?
+        /// Present only when the cache holds TMDb data, so an OMDb-only cache's JSON is unchanged.
+        var tmdb: TMDbStatsReport.Document?
     }
 
     private struct AgeBar: Encodable {

@@ -1,6 +1,6 @@
 /// Renders a warm's summary for people.
 public enum SummaryReport {
-    /// The block printed at the end of `warm`.
+    /// The block printed at the end of `warm`; TMDb's lines follow OMDb's when the warm read TMDb.
     public static func text(_ s: WarmSummary, keyFingerprint: String, database: String) -> String {
         var rows: [(String, Int, String)] = [
             ("considered", s.considered, "distinct IDs in the worklists"),
@@ -27,6 +27,7 @@ public enum SummaryReport {
         if s.normalizationWarnings > 0 {
             out += "  \(s.normalizationWarnings) fields could not be read (see warnings)\n"
         }
+        if let tmdb = s.tmdb { out += text(tmdb) + "\n" }
         switch s.stopReason {
         case .budgetSpent?: out += "stopped early: today's budget is spent; the rest resumes next run\n"
         case .limitReached?:

@@ -14,6 +14,10 @@ public struct WarmMetrics: Sendable, Equatable {
     package var lastSuccessAt: Date?
     /// The key's quota after the run; `nil` when the database could not be read.
     public var quota: QuotaStatus?
+    /// TMDb's entries and mappings after the run; `nil` when the cache holds none.
+    public var tmdbCensus: TMDbCensus?
+    /// The end of the latest changes feed window a warm read to the last page.
+    public var tmdbFeedSyncedThrough: Date?
 
     /// Metrics from parts already in hand.
     public init(
@@ -31,15 +35,23 @@ public struct WarmMetrics: Sendable, Equatable {
     /// The metrics of the run that just ended, reading the last success and the quota back from `store`.
     ///
     /// The last success comes from the `runs` table, so a run that failed keeps the previous value.
+    /// With `tmdb`, TMDb's entries are counted too (when the cache holds any).
     public static func read(
         from store: any QuotaReportStore, summary: WarmSummary?, exitStatus: Int32, duration: Duration,
-        keyFingerprint: String, settings: PlanSettings, now: Date
+        keyFingerprint: String, settings: PlanSettings, now: Date, tmdb: (any TMDbStore)? = nil
     ) async throws(StoreError) -> WarmMetrics {
-        WarmMetrics(
+        var metrics = WarmMetrics(
             finishedAt: now, duration: duration.inSeconds, exitStatus: exitStatus, summary: summary,
             lastSuccessAt: try await store.lastCompletedRunFinish(),
             quota: try await QuotaStatus.load(
                 store: store, keyFingerprint: keyFingerprint, settings: settings, dailyLimit: settings.dailyLimit,
                 now: now, days: 1))
+        if let tmdb {
+            // Staleness is not published, so any bound will do.
+            let census = try await tmdb.tmdbCensus(staleBefore: now)
+            if census.entries + census.mapped + census.notOnTMDb > 0 { metrics.tmdbCensus = census }
+            metrics.tmdbFeedSyncedThrough = try await tmdb.tmdbChangesSyncedThrough()
+        }
+        return metrics
     }
 }

@@ -18,7 +18,9 @@ struct TMDbChangesFeed {
     /// The longest window TMDb accepts, in days between its start and end dates.
     static let windowDays = 14
     /// How far back a read goes at most.
-    static let reach: TimeInterval = 90 * 86_400
+    static let reach: TimeInterval = Double(reachDays) * 86_400
+    /// ``reach`` in days.
+    static let reachDays = 90
     /// A feed read this recently is not read again: a second warm the same night spends no call on it
     /// (the next read starts at the day this one ended on, so nothing is missed).
     static let rereadAfter: TimeInterval = 3_600

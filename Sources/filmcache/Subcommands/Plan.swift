@@ -17,7 +17,10 @@ extension FilmCacheCommand {
                 in OMDB_API_KEY or --api-key-file; with no key, from the busiest key of the
                 day. An absent database is treated as empty and is not created. With --job,
                 the job file's worklists, database, key and budget are used; flags given
-                override them.
+                override them. With --source tmdb (or the job file's sources), TMDb's plan
+                follows OMDb's: IDs to resolve through /find, entries to fetch (missing,
+                stale by tmdb_ttl_days, named by TMDb's changes feed), and the calls needed;
+                with --source tmdb alone, only TMDb's.
 
                 Examples:
                   filmcache plan --db films.sqlite Data/watchlist.txt
@@ -47,6 +50,13 @@ extension FilmCacheCommand {
         @Flag(help: "With --json, also list the IDs to fetch and the deferred ones, in order.")
         var ids = false
 
+        @Option(
+            name: .customLong("source"),
+            help: ArgumentHelp(
+                "What to plan: omdb, tmdb (repeat the flag for both). Default: the job file's sources, else omdb.",
+                valueName: "source"))
+        var sources: [String] = []
+
         @Argument(help: "Worklist files (replacing the job file's).")
         var worklists: [String] = []
 
@@ -54,13 +64,20 @@ extension FilmCacheCommand {
             guard !worklists.isEmpty || jobOptions.path != nil else {
                 throw ValidationError("name at least one worklist file, or a --job file that lists worklists")
             }
+            for source in sources where !JobKey.sourceNames.contains(source) {
+                throw ValidationError(
+                    "--source: \"\(LogText.escaped(source))\" is not one of "
+                        + JobKey.sourceNames.joined(separator: ", "))
+            }
         }
 
         func run() async throws {
             let job = try jobOptions.load()
             let logger = try common.makeLogger(job: job)
             let worklists = try JobOptions.worklists(arguments: worklists, job: job)
-            let fingerprint = try keyFingerprint(file: apiKeyFile, job: job)
+            let values = job?.settings ?? SettingValues()
+            let planned = Set(sources.isEmpty ? values.value(.sources) : sources)
+            let fingerprint = planned.contains("omdb") ? try keyFingerprint(file: apiKeyFile, job: job) : nil
             let now = try ReferenceTime.now()
             let worklist: Worklist
             worklist = try worklistFormat.read(worklists, job: job)
@@ -68,6 +85,26 @@ extension FilmCacheCommand {
             var settings = planning.settings(job: job)
             refreshing.apply(to: &settings, now: now)
             let store = try await common.openForReading(logger: logger, job: job)
+            let database = try common.location(job: job).displayName
+            var tmdb: TMDbNightPlan?
+            if planned.contains("tmdb") {
+                do {
+                    tmdb = try await TMDbNightPlan.make(
+                        worklist: worklist, store: TMDbAccess.store(store),
+                        ttl: values.value(.tmdbTTLDays) * FreshnessPolicy.day,
+                        findTTL: values.value(.tmdbFindTTLDays) * FreshnessPolicy.day, now: now)
+                } catch {
+                    throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                }
+            }
+            guard planned.contains("omdb") else {
+                guard let tmdb else { return }
+                print(
+                    json
+                        ? TMDbPlanReport.json(tmdb, ids: ids)
+                        : PlanReport.text(tmdb, files: worklist.files, database: database))
+                return
+            }
             let night: NightPlan
             do {
                 night = try await NightPlan.make(
@@ -76,11 +113,9 @@ extension FilmCacheCommand {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
             if json {
-                print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids))
+                print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids, tmdb: tmdb))
             } else {
-                print(
-                    PlanReport.text(
-                        night, keyFingerprint: fingerprint, database: try common.location(job: job).displayName))
+                print(PlanReport.text(night, keyFingerprint: fingerprint, database: database, tmdb: tmdb))
             }
         }
     }

@@ -15,7 +15,9 @@ extension FilmCacheCommand {
                 when given, else the one the key's latest warm was run with; the reserve is
                 --reserve (default 5%). The quota day resets at midnight in
                 --quota-timezone; the observed reset is the first OMDb answer after a day
-                that ran out. An absent database is read as empty and is not created.
+                that ran out. TMDb sets no daily quota; TMDb calls counted per UTC day are
+                shown after the runs when there are any. An absent database is read as empty
+                and is not created.
 
                 Examples:
                   filmcache quota --db films.sqlite
@@ -61,10 +63,14 @@ extension FilmCacheCommand {
             let settings = planning.settings(job: job)
             let store = try await common.openForReading(logger: logger, job: job)
             let status: QuotaStatus
+            var tmdb: TMDbCallHistory?
             do {
                 status = try await QuotaStatus.load(
                     store: store, keyFingerprint: key, settings: settings,
                     dailyLimit: planning.dailyLimit ?? job?.settings[.dailyLimit], now: now)
+                if let tmdbStore = TMDbAccess.store(store) {
+                    tmdb = try await TMDbCallHistory.load(store: tmdbStore, now: now, days: status.history.count)
+                }
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
@@ -77,11 +83,11 @@ extension FilmCacheCommand {
                     status: ExitStatus.usage)
             }
             if json {
-                print(QuotaReport.json(status))
+                print(QuotaReport.json(status, tmdb: tmdb))
             } else if prometheus {
                 print(QuotaReport.prometheus(status), terminator: "")
             } else {
-                print(QuotaReport.text(status, database: try common.location(job: job).displayName))
+                print(QuotaReport.text(status, database: try common.location(job: job).displayName, tmdb: tmdb))
             }
         }
     }

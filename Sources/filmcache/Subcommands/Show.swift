@@ -9,7 +9,9 @@ extension FilmCacheCommand {
             abstract: "Print one cached film. Reads the cache only; never calls OMDb.",
             usage: "filmcache show [--db <db>] [--json] <imdb-id>",
             discussion: """
-                Exit status 1 when the film is not cached.
+                Exit status 1 when the film is not cached. When the cache also holds TMDb's
+                entry for the ID, it follows the film (with --json, as a "tmdb" object); an ID
+                only TMDb's side holds is shown alone.
 
                 Examples:
                   filmcache show tt0172495 --db films.sqlite
@@ -51,18 +53,25 @@ extension FilmCacheCommand {
                 throw fail("no cache database at \(location.displayName)", status: 1)
             }
             var film: IMDBFilm?
+            var tmdb: TMDbSide?
             do {
                 film = try await store.film(imdbID)
-                if film == nil, let target = try await store.aliasTarget(of: imdbID) {
+                var target: String?
+                if film == nil, let alias = try await store.aliasTarget(of: imdbID) {
                     // IMDb merged the asked ID into another title; OMDb answers it with that one.
                     StandardError.write(
-                        "filmcache: \(imdbID) is an alias of \(target) (IMDb merged them); showing \(target)")
-                    film = try await store.film(target)
+                        "filmcache: \(imdbID) is an alias of \(alias) (IMDb merged them); showing \(alias)")
+                    film = try await store.film(alias)
+                    target = alias
+                }
+                if let tmdbStore = TMDbAccess.store(store) {
+                    tmdb = try await TMDbSide.load(imdbID, from: tmdbStore)
+                    if tmdb == nil, let target { tmdb = try await TMDbSide.load(target, from: tmdbStore) }
                 }
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
-            guard let film else {
+            guard film != nil || tmdb?.film != nil else {
                 let lookup = try? await store.lookup(imdbID)
                 let why =
                     lookup.flatMap { $0 }.map {
@@ -71,7 +80,12 @@ extension FilmCacheCommand {
                     } ?? ""
                 throw fail("\(imdbID) is not in the cache\(why)", status: 1)
             }
-            print(json ? FilmText.json(film) : FilmText.human(film))
+            if json {
+                print(TMDbFilmText.json(imdbID: film?.imdbID ?? imdbID, film: film, tmdb: tmdb))
+            } else {
+                let blocks = [film.map(FilmText.human), tmdb.map(TMDbFilmText.human)]
+                print(blocks.compactMap { $0 }.joined(separator: "\n\n"))
+            }
         }
     }
 }

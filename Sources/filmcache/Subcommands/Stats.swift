@@ -10,7 +10,9 @@ extension FilmCacheCommand {
             discussion: """
                 Reads the cache only; never calls OMDb. Freshness is judged by the same TTL
                 policy as warm and plan (the freshness flags change it). With worklists,
-                also shows how many of their IDs are fresh, missing or stale. An absent
+                also shows how many of their IDs are fresh, missing or stale. When the cache
+                holds TMDb data, a TMDb section follows (entries, stale by the job file's
+                tmdb_ttl_days, changed, mapped, calls, the changes feed). An absent
                 database is read as empty and is not created.
 
                 Examples:
@@ -51,8 +53,8 @@ extension FilmCacheCommand {
             do {
                 stats = try await CacheStats.load(
                     store: store, database: location.displayName, file: location.sqlitePath, settings: settings,
-                    worklist: worklist,
-                    now: now)
+                    worklist: worklist, now: now, tmdb: TMDbAccess.store(store),
+                    tmdbTTL: (job?.settings ?? SettingValues()).value(.tmdbTTLDays) * FreshnessPolicy.day)
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }

@@ -19,7 +19,8 @@ extension FilmCacheCommand.Warm {
         do {
             let metrics = try await WarmMetrics.read(
                 from: store, summary: summary, exitStatus: status, duration: ContinuousClock.now - started,
-                keyFingerprint: configuration.apiKey.fingerprint, settings: configuration.planSettings, now: now())
+                keyFingerprint: configuration.apiKey.fingerprint, settings: configuration.planSettings, now: now(),
+                tmdb: TMDbAccess.store(store))
             try MetricsTextfile.write(metrics, to: metricsFile)
             return true
         } catch {
