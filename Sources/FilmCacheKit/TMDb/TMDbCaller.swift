@@ -23,7 +23,12 @@ package final class TMDbCaller: Sendable {
     let time: TimeSource
     let logger: Logger
     /// Calls sent, by kind: since the caller was made, and since the last ``takeCalls()``.
-    private let counts = Mutex<(total: [String: Int], untaken: [String: Int])>(([:], [:]))
+    private let counts = Mutex(CallCounts())
+
+    private struct CallCounts {
+        var total: [String: Int] = [:]
+        var untaken: [String: Int] = [:]
+    }
 
     package init(
         endpoint: TMDbEndpoint, transport: any HTTPRequestTransport, pacer: TMDbPacer, backoff: Backoff,
@@ -38,12 +43,14 @@ package final class TMDbCaller: Sendable {
     }
 
     /// Calls sent so far, by kind.
-    package var calls: [String: Int] { counts.withLock { $0 } }
+    package var calls: [String: Int] { counts.withLock { counts in counts.total } }
 
     /// Takes the calls counted so far, leaving none: for writing them to the store.
     package func takeCalls() -> [String: Int] {
-        counts.withLock { calls in
-            defer { calls = [:] }; return calls
+        counts.withLock { counts -> [String: Int] in
+            let taken = counts.untaken
+            counts.untaken = [:]
+            return taken
         }
     }
 

@@ -301,7 +301,7 @@ import Testing
 
     @Test(arguments: [
         ("first-run", "not read: no run before this one: TTLs decide"),
-        ("too-old", "the last run is older than TMDb's changes feed reaches (14 days): TTLs decide"),
+        ("too-old", "the last run is older than the 90 days the changes feed is read back: TTLs decide"),
         ("failed", "could not be read: TTLs decide; the next run reads it again"),
     ])
     func theFeedStatusSaysWhatDecides(feed: String, says: String) {
