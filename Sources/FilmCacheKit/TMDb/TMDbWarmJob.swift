@@ -194,32 +194,36 @@ public struct TMDbWarmJob: Sendable {
         let queue = Locked((items: items[...], outcome: Outcome()))
         let changedRefs = plan.changedRefs
         let workers = max(1, min(configuration.maxInFlight, items.count))
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<workers {
-                group.addTask {
-                    while !stop.isRequested, let item = queue.withLock({ $0.items.popFirst() }) {
-                        do {
-                            let result = try await handle(item, caller: caller, writer: writer, changed: changedRefs)
-                            queue.withLock { result.add(to: &$0.outcome) }
-                        } catch let stopped as TMDbStopped {
-                            queue.withLock {
-                                $0.outcome.stopped = $0.outcome.stopped ?? stopped.reason
-                                $0.outcome.deferred += 1 + $0.items.count
-                                $0.items = []
-                            }
-                        } catch {
-                            // Cancelled or the store failed: the item is not done.
-                            queue.withLock { $0.outcome.deferred += 1 }
-                            if error is StoreError {
-                                queue.withLock {
-                                    $0.outcome.stopped = $0.outcome.stopped ?? "\(error)"
-                                    $0.outcome.deferred += $0.items.count
-                                    $0.items = []
-                                }
-                            }
-                        }
+        /// Does one item of the queue; `false` when there is none left or the run stopped.
+        @Sendable func step() async -> Bool {
+            guard !stop.isRequested, let item = queue.withLock({ $0.items.popFirst() }) else { return false }
+            do {
+                let result = try await handle(item, caller: caller, writer: writer, changed: changedRefs)
+                queue.withLock { result.add(to: &$0.outcome) }
+            } catch let stopped as TMDbStopped {
+                queue.withLock {
+                    $0.outcome.stopped = $0.outcome.stopped ?? stopped.reason
+                    $0.outcome.deferred += 1 + $0.items.count
+                    $0.items = []
+                }
+            } catch {
+                // Cancelled, or the store failed (the run stops): the item is not done.
+                queue.withLock {
+                    $0.outcome.deferred += 1
+                    if error is StoreError {
+                        $0.outcome.stopped = $0.outcome.stopped ?? "\(error)"
+                        $0.outcome.deferred += $0.items.count
+                        $0.items = []
                     }
                 }
+            }
+            return true
+        }
+        // The first request goes alone: a refused token or a 429 storm then meets one request, not a wave.
+        guard await step() else { return queue.withLock { $0.outcome } }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<workers {
+                group.addTask { while await step() {} }
             }
         }
         return queue.withLock { state in

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+
+/// TMDb beside OMDb with the built binary and the stand-in speaking both: a watchlist warmed from
+/// both sources, the changes feed, 429 storms.
+@Suite(.serialized) struct TMDbEndToEndTests {
+    let dir = NSTemporaryDirectory() + "filmcache-tmdb-" + UUID().uuidString
+    var db: String { dir + "/cache.sqlite" }
+    let watchlist = BuiltBinaries.packageRoot + "/Data/watchlist.txt"
+    static let token = "tmdb-demo-token"
+    let environment = ["OMDB_API_KEY": "test-key-e2e", "TMDB_API_TOKEN": Self.token]
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    func sqlite(_ query: String) throws -> String { try BuiltBinaries.sqlite(db, query) }
+
+    func warm(_ standIn: StandInProcess, _ extra: [String], now: String? = nil) throws -> BuiltBinaries.Output {
+        var environment = environment
+        if let now { environment["FILMCACHE_NOW"] = now }
+        return try BuiltBinaries.run(
+            "filmcache",
+            ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, "--tmdb-base-url", standIn.baseURL + "3"]
+                + extra + [watchlist], environment: environment)
+    }
+
+    @Test func aWatchlistWarmedFromBothSourcesStoresBothAndASecondRunSpendsNoCallOnEither() throws {
+        let standIn = try StandInProcess()
+        let first = try warm(standIn, ["--source", "omdb", "--source", "tmdb", "--tmdb-rate", "0"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("TMDb"), "\(first.stdout)")
+        let films = Int(try sqlite("SELECT count(*) FROM films")) ?? 0
+        let entries = Int(try sqlite("SELECT count(*) FROM tmdb_films")) ?? 0
+        let negatives = Int(try sqlite("SELECT count(*) FROM tmdb_find WHERE tmdb_id IS NULL")) ?? 0
+        #expect(films > 200 && entries > 150 && negatives > 0, "films \(films), TMDb \(entries), not on TMDb \(negatives)")
+        // Both sources joined by IMDb ID, and TMDb's bodies kept as TMDb sent them.
+        let joined = try sqlite("SELECT count(*) FROM film_sources WHERE omdb_title IS NOT NULL AND tmdb_id IS NOT NULL")
+        #expect((Int(joined) ?? 0) >= entries - 5, "\(joined)")
+        let (id, type) = try tmdbEntry()
+        let upstream = try standIn.tmdb("/3/\(type)/\(id)?append_to_response=external_ids,images,credits,release_dates")
+        let stored = try sqlite("SELECT hex(body) FROM tmdb_films WHERE media_type = '\(type)' AND tmdb_id = \(id)")
+        #expect(stored == upstream.map { String(format: "%02X", $0) }.joined())
+        // No token in the database, in what was printed, or in the stand-in's record of arguments.
+        #expect(try !sqlite(".dump").contains(Self.token))
+        #expect(!first.stdout.contains(Self.token) && !first.stderr.contains(Self.token))
+
+        let omdbCalls = try standIn.requestCount()
+        let tmdbCalls = try standIn.tmdbStats()["requests"] as? Int
+        let second = try warm(standIn, ["--source", "omdb", "--source", "tmdb"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try standIn.requestCount() == omdbCalls)
+        #expect(try standIn.tmdbStats()["requests"] as? Int == tmdbCalls, "\(second.stdout)")
+    }
+
+    /// One TMDb entry of the cache: its ID and media type.
+    func tmdbEntry() throws -> (String, String) {
+        let row = try sqlite("SELECT tmdb_id || '|' || media_type FROM tmdb_films ORDER BY tmdb_id LIMIT 1")
+        let parts = row.split(separator: "|").map(String.init)
+        return (parts[0], parts[1])
+    }
+
+    @Test func theEntriesMarkedChangedInTheFeedAreExactlyThoseRefreshedTheNextNight() throws {
+        let standIn = try StandInProcess()
+        let night = "2026-11-20T02:00:00Z"
+        let first = try warm(standIn, ["--source", "tmdb", "--tmdb-rate", "0"], now: night)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try standIn.tmdbStats()["details_fetches"] as? [String: Int] ?? [:]
+        #expect(before.count > 100)
+        #expect(before.values.allSatisfy { $0 == 1 })
+
+        // Seven entries the cache holds change on the next day; so does one it never asked about.
+        let held = try sqlite("SELECT media_type || ':' || tmdb_id FROM tmdb_films ORDER BY tmdb_id LIMIT 7")
+            .split(separator: "\n").map(String.init)
+        #expect(held.count == 7)
+        let mark = try standIn.post(
+            "__standin/tmdb/changes?ids=\((held + ["movie:1999990"]).joined(separator: ","))&date=2026-11-20")
+        #expect(mark.contains("movie"), "\(mark)")
+
+        let next = try warm(standIn, ["--source", "tmdb", "--tmdb-rate", "0"], now: "2026-11-21T02:00:00Z")
+        #expect(next.status == 0, "\(next.stderr)")
+        let after = try standIn.tmdbStats()["details_fetches"] as? [String: Int] ?? [:]
+        let refreshed = Set(after.filter { $0.value != before[$0.key] }.keys)
+        #expect(refreshed == Set(held), "\(next.stdout)")
+        #expect(next.stdout.contains("7 named by the changes feed"), "\(next.stdout)")
+        let byKind = try standIn.tmdbStats()["by_kind"] as? [String: Int] ?? [:]
+        #expect((byKind["changes"] ?? 0) >= 2)
+    }
+
+    @Test func aStormOf429sNeverSeesARequestInsideItsRetryAfterAndEveryEntryLands() throws {
+        let standIn = try StandInProcess()
+        _ = try standIn.post("__standin/tmdb/storm?requests=4&retry_after=1")
+        let out = try warm(standIn, ["--source", "tmdb", "--tmdb-rate", "0", "--tmdb-max-in-flight", "8"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let stats = try standIn.tmdbStats()
+        #expect(stats["requests_inside_retry_after"] as? Int == 0, "\(stats)")
+        let statuses = stats["by_status"] as? [String: Int] ?? [:]
+        #expect((statuses["429"] ?? 0) >= 4)
+        #expect(out.stdout.contains("rate limited"), "\(out.stdout)")
+        let mapped = Int(try sqlite("SELECT count(*) FROM tmdb_find WHERE tmdb_id IS NOT NULL")) ?? 0
+        #expect(Int(try sqlite("SELECT count(DISTINCT media_type || tmdb_id) FROM tmdb_films")) == mapped)
+    }
+
+    @Test func withoutATokenATMDbWarmStopsBeforeAnyCallAndARefusedTokenExits78() throws {
+        let standIn = try StandInProcess()
+        let missing = try BuiltBinaries.run(
+            "filmcache", ["warm", "--db", db, "--source", "tmdb", "--tmdb-base-url", standIn.baseURL + "3", watchlist],
+            environment: [:])
+        #expect(missing.status == 78 && missing.stderr.contains("TMDB_API_TOKEN"), "\(missing.stderr)")
+        let refused = try BuiltBinaries.run(
+            "filmcache", ["warm", "--db", db, "--source", "tmdb", "--tmdb-base-url", standIn.baseURL + "3", watchlist],
+            environment: ["TMDB_API_TOKEN": "not-the-token-at-all"])
+        #expect(refused.status == 78, "\(refused.stdout)\n\(refused.stderr)")
+        #expect(!refused.stdout.contains("not-the-token") && !refused.stderr.contains("not-the-token"))
+        #expect(try standIn.tmdbStats()["unauthorized"] as? Int == 1)
+    }
+}
+
+extension StandInProcess {
+    /// The stand-in's TMDb statistics.
+    func tmdbStats() throws -> [String: Any] {
+        let data = try curl(["-fsS", baseURL + "__standin/stats"])
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return object?["tmdb"] as? [String: Any] ?? [:]
+    }
+
+    /// A TMDb answer's body straight from the stand-in, with its token.
+    func tmdb(_ path: String) throws -> [UInt8] {
+        // The header from a file: a token is never a process argument.
+        let header = NSTemporaryDirectory() + "tmdb-header-" + UUID().uuidString
+        try "Authorization: Bearer \(TMDbEndToEndTests.token)\n".write(toFile: header, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: header) }
+        return Array(try curl(["-fsS", "-H", "@" + header, baseURL + path.dropFirst()]))
+    }
+
+    /// POSTs to a control path and returns the answer's text.
+    @discardableResult
+    func post(_ path: String) throws -> String {
+        String(decoding: try curl(["-fsS", "-X", "POST", baseURL + path]), as: UTF8.self)
+    }
+
+    private func curl(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+}
