@@ -125,17 +125,18 @@ import Testing
             #expect(counts == TMDbWriteCounts(filmsKept: 1))
             // Of one ID twice in a batch, each is weighed in turn.
             var first = newer
-            first.fetchedAt = now + 7200
+            first.ref = TMDbRef(.movie, 551)
+            first.fetchedAt = now + 120
             first.title = "First"
             var second = first
-            second.fetchedAt = now + 3600
+            second.fetchedAt = now + 60
             second.title = "Second"
             counts = try await db.writeTMDb(TMDbBatch(films: [first, second], newerWins: true, now: now))
             #expect(counts == TMDbWriteCounts(films: 1, filmsKept: 1))
-            #expect(try await db.tmdbFilm(film.ref)?.title == "First")
+            #expect(try await db.tmdbFilm(first.ref)?.title == "First")
             counts = try await db.writeTMDb(TMDbBatch(films: [first, second]))
             #expect(counts == TMDbWriteCounts(films: 2))
-            #expect(try await db.tmdbFilm(film.ref)?.title == "Second")
+            #expect(try await db.tmdbFilm(first.ref)?.title == "Second")
         }
     }
 
