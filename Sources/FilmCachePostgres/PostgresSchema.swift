@@ -290,6 +290,9 @@ enum PostgresSchema {
     /// until a warm migrates.
     static let oldestReadable = 7
 
+    /// The first version with `answers` and `demand`.
+    static let answersVersion = SchemaStep.serveAnswers.version
+
     /// The schema version recorded in the database; `nil` when it has no `schema_migrations` table.
     static func version(_ c: PostgresConnection, logger: Logger) async throws -> Int? {
         let exists = try await c.rows("SELECT to_regclass('schema_migrations') IS NOT NULL", logger)

@@ -64,6 +64,9 @@ public enum CacheTable: String, CaseIterable, Sendable {
     /// TMDb calls per day and kind: the larger `calls`.
     case tmdbCalls = "tmdb_calls"
 
+    /// Whether the table is one `serve` added (schema version 8), absent from older databases.
+    package var isServes: Bool { addedBy == .serveAnswers }
+
     /// The schema step that added the table: a database older than it has none (a read-only open
     /// of one reads the table as empty).
     package var addedBy: SchemaStep {
