@@ -7,7 +7,8 @@ import PostgresNIO
 /// values (in the SQLite store's forms) cast to this backend's column types.
 extension PostgresBackend {
     public func rowCount(_ table: CacheTable) async throws(StoreError) -> Int {
-        guard hasAnswers || !table.isServes else { return 0 }
+        // A read-only open of a database from before the table reads it as empty.
+        guard has(table.addedBy) else { return 0 }
         return try await withConnection { c, logger in
             try await c.rows(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table.rawValue)"), logger).first?
                 .decode(Int.self) ?? 0
@@ -18,8 +19,7 @@ extension PostgresBackend {
         -> TransferPage
     {
         if table == .films { return .films(try await films(after: cursor.filmID, limit: limit, since: nil)) }
-        // A read-only open of a database from before `answers` and `demand` reads them as empty.
-        if !hasAnswers && table.isServes { return TransferPage(table, rows: []) }
+        if !has(table.addedBy) { return TransferPage(table, rows: []) }
         let key = cursor.keyValues
         let sql = table.pageSQL(
             select: Self.reading,
@@ -28,21 +28,24 @@ extension PostgresBackend {
         let kinds = table.readKinds
         let binds = PostgresBindings(values: (key ?? []) + [.integer(limit)])
         let rows = try await withConnection { c, logger in
-            try await c.rows(PostgresQuery(unsafeSQL: sql, binds: binds), logger).map { row in
-                let cells = row.makeRandomAccess()
-                return try kinds.indices.map { i -> SQLValue in
-                    switch kinds[i] {
-                    case .integer: try cells[i].decode(Int?.self).map { .integer($0) } ?? .null
-                    case .real: try cells[i].decode(Double?.self).map { .real($0) } ?? .null
-                    case .blob:
-                        try cells[i].decode(ByteBuffer?.self).map { .blob(Array($0.readableBytesView)) } ?? .null
-                    case .flag: try cells[i].decode(Int?.self).map { .integer($0) } ?? .null
-                    case .text, .instant, .day: try cells[i].decode(String?.self).map { .text($0) } ?? .null
-                    }
-                }
-            }
+            try await c.rows(PostgresQuery(unsafeSQL: sql, binds: binds), logger).map { try Self.values(of: $0, kinds) }
         }
         return TransferPage(table, rows: rows)
+    }
+
+    /// A row's values, read (with ``reading(_:)``) as the kinds of its columns.
+    static func values(of row: PostgresRow, _ kinds: [TransferColumnKind]) throws -> [SQLValue] {
+        let cells = row.makeRandomAccess()
+        return try kinds.indices.map { i -> SQLValue in
+            switch kinds[i] {
+            case .integer: try cells[i].decode(Int?.self).map { .integer($0) } ?? .null
+            case .real: try cells[i].decode(Double?.self).map { .real($0) } ?? .null
+            case .blob:
+                try cells[i].decode(ByteBuffer?.self).map { .blob(Array($0.readableBytesView)) } ?? .null
+            case .flag: try cells[i].decode(Int?.self).map { .integer($0) } ?? .null
+            case .text, .instant, .day: try cells[i].decode(String?.self).map { .text($0) } ?? .null
+            }
+        }
     }
 
     public func merge(_ page: TransferPage, now: Date) async throws(StoreError) -> ImportCounts {
@@ -60,7 +63,7 @@ extension PostgresBackend {
             for start in stride(from: 0, to: rows.count, by: chunk) {
                 let part = rows[start..<min(start + chunk, rows.count)]
                 let placeholders = part.indices.map { Self.placeholders(table.columns, offset: ($0 - start) * width) }
-                guard let sql = table.mergeSQL(rows: placeholders) else { break }
+                guard let sql = table.mergeSQL(rows: placeholders, now: now) else { break }
                 // A row back for each that landed (inserted, or the held row gave way); none: the held row won.
                 let query = PostgresQuery(
                     unsafeSQL: sql + " RETURNING (xmax = 0)", binds: PostgresBindings(values: part.flatMap { $0 }))
@@ -75,7 +78,7 @@ extension PostgresBackend {
     }
 
     /// Rows of `width` values one statement binds: PostgreSQL takes at most 65,535 parameters.
-    private static func rowsPerStatement(_ width: Int) -> Int { max(1, min(1_000, 60_000 / max(1, width))) }
+    static func rowsPerStatement(_ width: Int) -> Int { max(1, min(1_000, 60_000 / max(1, width))) }
 
     /// Merges runs by their start (``CacheTable/runs``), each keeping its id when it is free; the
     /// identity then goes on after the highest id, so the next warm's run gets a new one.
@@ -143,7 +146,7 @@ extension PostgresBackend {
     }
 
     /// How a column is read: instants and days in the SQLite store's text forms.
-    private static func reading(_ column: (name: String, kind: TransferColumnKind)) -> String {
+    static func reading(_ column: (name: String, kind: TransferColumnKind)) -> String {
         switch column.kind {
         case .instant: "to_char(\(column.name) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
         case .day: "to_char(\(column.name), 'YYYY-MM-DD')"
@@ -153,7 +156,7 @@ extension PostgresBackend {
     }
 
     /// `$n::type` for values of these columns, numbered from `offset + 1`.
-    private static func placeholders(_ columns: [(name: String, kind: TransferColumnKind)], offset: Int)
+    static func placeholders(_ columns: [(name: String, kind: TransferColumnKind)], offset: Int)
         -> [String]
     {
         columns.enumerated().map { index, column in

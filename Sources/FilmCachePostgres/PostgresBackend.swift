@@ -27,21 +27,22 @@ public final class PostgresBackend: CacheBackend {
     /// How a film is written and read, from the `films` table's own column types.
     let filmSQL: FilmSQL
     let connector: Connector
-    /// Whether the database has `answers` and `demand` (a read-only open of an older one reads them as empty).
-    let hasAnswers: Bool
+    /// The schema version the database had at open: a read-only open of an older one reads the
+    /// tables added since as empty (``has(_:)``).
+    let version: Int
     /// The session whose advisory locks say this process's runs and flights are alive.
     let session: LiveSession
     /// Whether ``close()`` ran, and the pool's own task (none when it runs in a ``PostgresPoolService``).
     private let running: Mutex<(closed: Bool, task: Task<Void, Never>?)>
 
     private init(
-        client: PostgresClient, connector: Connector, filmSQL: FilmSQL, hasAnswers: Bool, logger: Logger,
+        client: PostgresClient, connector: Connector, filmSQL: FilmSQL, version: Int, logger: Logger,
         running: Task<Void, Never>?
     ) {
         self.client = client
         self.connector = connector
         self.filmSQL = filmSQL
-        self.hasAnswers = hasAnswers
+        self.version = version
         self.logger = logger
         self.displayName = connector.location.displayName
         self.session = LiveSession(connector: connector, logger: logger)
@@ -119,7 +120,7 @@ public final class PostgresBackend: CacheBackend {
         }
         return PostgresBackend(
             client: client, connector: connector, filmSQL: filmSQL,
-            hasAnswers: version >= PostgresSchema.answersVersion, logger: logger, running: running)
+            version: version, logger: logger, running: running)
     }
 
     /// Ends the pool (started by ``open(_:password:time:logger:readOnly:pool:)``), closing its connections;
@@ -168,6 +169,15 @@ public final class PostgresBackend: CacheBackend {
             throw error
         }
     }
+
+    /// Whether the database has the tables `step` adds.
+    func has(_ step: SchemaStep) -> Bool { version >= step.version }
+
+    /// Whether the database has `answers` and `demand`.
+    var hasAnswers: Bool { has(.serveAnswers) }
+
+    /// Whether the database has the TMDb tables.
+    var hasTMDb: Bool { has(.tmdb) }
 
     public func schemaVersion() async throws(StoreError) -> Int {
         try await withConnection { c, logger in try await PostgresSchema.version(c, logger: logger) ?? 0 }

@@ -207,15 +207,91 @@ enum PostgresSchema {
                 )
                 """,
             ]
+        case .tmdb:
+            [
+                // TMDb beside OMDb, joined on the IMDb ID: `/find`'s answers (a NULL entry is TMDb
+                // knowing none), the entries with TMDb's body byte for byte, the changes feed's
+                // progress and the calls made each UTC day.
+                """
+                CREATE TABLE tmdb_find (
+                    imdb_id    text COLLATE "C" PRIMARY KEY,
+                    media_type text COLLATE "C" CHECK (media_type IN ('movie', 'tv')),
+                    tmdb_id    integer,
+                    checked_at timestamptz NOT NULL,
+                    CHECK ((media_type IS NULL) = (tmdb_id IS NULL))
+                )
+                """,
+                """
+                CREATE TABLE tmdb_films (
+                    media_type     text COLLATE "C" NOT NULL CHECK (media_type IN ('movie', 'tv')),
+                    tmdb_id        integer NOT NULL,
+                    imdb_id        text COLLATE "C",
+                    title          text NOT NULL,
+                    original_title text,
+                    overview       text,
+                    release_date   text,
+                    runtime        integer,
+                    genres         text,
+                    vote_average   double precision,
+                    vote_count     integer,
+                    popularity     double precision,
+                    poster_path    text,
+                    backdrop_path  text,
+                    collection     text,
+                    status         text,
+                    body           bytea NOT NULL,
+                    fetched_at     timestamptz NOT NULL,
+                    changed        boolean NOT NULL DEFAULT false,
+                    PRIMARY KEY (media_type, tmdb_id)
+                )
+                """,
+                "CREATE INDEX tmdb_films_imdb_id ON tmdb_films (imdb_id)",
+                "CREATE INDEX tmdb_films_fetched_at ON tmdb_films (fetched_at)",
+                """
+                CREATE TABLE tmdb_sync (
+                    id             integer PRIMARY KEY CHECK (id = 1),
+                    synced_through timestamptz NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE tmdb_calls (
+                    day   text COLLATE "C" NOT NULL,
+                    kind  text COLLATE "C" NOT NULL,
+                    calls bigint NOT NULL,
+                    PRIMARY KEY (day, kind)
+                )
+                """,
+                "CREATE VIEW film_sources AS " + filmSourcesSelect,
+            ]
         }
     }
 
+    /// The query of the `film_sources` view, as on SQLite (`Schema.filmSourcesSelect`).
+    static let filmSourcesSelect = """
+        WITH t AS (
+            SELECT e.imdb_id, e.media_type, e.tmdb_id, e.title, e.release_date, e.vote_average, e.poster_path,
+                   e.fetched_at,
+                   row_number() OVER (
+                       PARTITION BY e.imdb_id
+                       ORDER BY CASE WHEN m.media_type = e.media_type AND m.tmdb_id = e.tmdb_id THEN 0 ELSE 1 END,
+                                e.media_type, e.tmdb_id) AS pick
+            FROM tmdb_films AS e LEFT JOIN tmdb_find AS m ON m.imdb_id = e.imdb_id
+            WHERE e.imdb_id IS NOT NULL)
+        SELECT coalesce(f.imdb_id, t.imdb_id) AS imdb_id, f.title AS omdb_title, f.type AS omdb_type,
+               f.year_start AS omdb_year, f.imdb_rating, f.metascore, t.media_type AS tmdb_media_type,
+               t.tmdb_id, t.title AS tmdb_title, t.release_date AS tmdb_release_date,
+               t.vote_average AS tmdb_vote_average, t.poster_path AS tmdb_poster_path,
+               f.fetched_at AS omdb_fetched_at, t.fetched_at AS tmdb_fetched_at
+        FROM films AS f FULL OUTER JOIN (SELECT * FROM t WHERE pick = 1) AS t ON t.imdb_id = f.imdb_id
+        """
+
     /// The oldest version a read-only open accepts, as on SQLite (`Schema.oldestReadable`): the
-    /// tables added since (version 8's `answers` and `demand`) read as empty until a warm migrates.
+    /// tables added since (version 8's `answers` and `demand`, version 9's TMDb tables) read as empty
+    /// until a warm migrates.
     static let oldestReadable = 7
 
     /// The first version with `answers` and `demand`.
-    static let answersVersion = 8
+    static let answersVersion = SchemaStep.serveAnswers.version
 
     /// The schema version recorded in the database; `nil` when it has no `schema_migrations` table.
     static func version(_ c: PostgresConnection, logger: Logger) async throws -> Int? {

@@ -54,6 +54,17 @@ extension CacheTable {
         case .quotaCalls: [("key_fingerprint", .text), ("minute", .integer), ("calls", .integer)]
         case .answers: [("query", .text), ("body", .blob), ("found", .flag), ("answered_at", .instant)]
         case .demand: [("imdb_id", .text), ("requests", .integer), ("last_requested_at", .instant)]
+        case .tmdbFind: [("imdb_id", .text), ("media_type", .text), ("tmdb_id", .integer), ("checked_at", .instant)]
+        case .tmdbFilms:
+            [
+                ("media_type", .text), ("tmdb_id", .integer), ("imdb_id", .text), ("title", .text),
+                ("original_title", .text), ("overview", .text), ("release_date", .text), ("runtime", .integer),
+                ("genres", .text), ("vote_average", .real), ("vote_count", .integer), ("popularity", .real),
+                ("poster_path", .text), ("backdrop_path", .text), ("collection", .text), ("status", .text),
+                ("body", .blob), ("fetched_at", .instant), ("changed", .flag),
+            ]
+        case .tmdbSync: [("id", .integer), ("synced_through", .instant)]
+        case .tmdbCalls: [("day", .text), ("kind", .text), ("calls", .integer)]
         case .runs:
             [
                 ("id", .integer), ("started_at", .instant), ("finished_at", .instant), ("key_fingerprint", .text),
@@ -67,7 +78,7 @@ extension CacheTable {
     package var keyCount: Int {
         switch self {
         case .titles: 3
-        case .quotaLedger, .quotaCalls: 2
+        case .quotaLedger, .quotaCalls, .tmdbFilms, .tmdbCalls: 2
         default: 1
         }
     }
@@ -99,8 +110,9 @@ extension CacheTable {
     /// The upsert that merges rows by the table's rule (``CacheTable``), `rows` the placeholders of
     /// each row's values (rows with distinct keys); it changes a held row only when it gives way.
     /// Written in the SQL both backends speak. `nil` for `films` (import's upsert) and `runs`
-    /// (matched by their start).
-    package func mergeSQL(rows: [[String]]) -> String? {
+    /// (matched by their start). `now` is the merge's: a TMDb entry held with a later `fetched_at`
+    /// than ``FreshnessPolicy/clockSkew`` after it gives way to any.
+    package func mergeSQL(rows: [[String]], now: Date) -> String? {
         let names = columns.map(\.name)
         let keys = keyColumns.joined(separator: ", ")
         let insert =
@@ -125,16 +137,25 @@ extension CacheTable {
                 .joined(separator: ", ")
                 + " WHERE excluded.used > \(held).used OR excluded.daily_limit > \(held).daily_limit OR "
                 + earlierGiven("exhausted_at") + " OR " + earlierGiven("reset_observed_at")
-        case .quotaCalls:
+        case .quotaCalls, .tmdbCalls:
             return insert + " ON CONFLICT (\(keys)) DO UPDATE SET calls = excluded.calls"
                 + " WHERE excluded.calls > \(held).calls"
+        case .tmdbFilms:
+            // The later fetch wins, as in import; of one fetch, the copy the changes feed marked. The
+            // bound is a literal in `Timestamp` form (digits only), which both backends compare to an
+            // instant column.
+            let updates = names.dropFirst(keyCount).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let latest = Timestamp.format(now.addingTimeInterval(FreshnessPolicy.clockSkew))
+            return insert + " ON CONFLICT (\(keys)) DO UPDATE SET \(updates)"
+                + " WHERE excluded.fetched_at > \(held).fetched_at OR \(held).fetched_at > '\(latest)'"
+                + " OR (excluded.fetched_at = \(held).fetched_at AND excluded.changed > \(held).changed)"
         case .demand:
             // The larger count and the later request: merging twice counts no request twice.
             return insert + " ON CONFLICT (\(keys)) DO UPDATE SET "
                 + [larger("requests"), larger("last_requested_at")].joined(separator: ", ")
                 + " WHERE excluded.requests > \(held).requests"
                 + " OR excluded.last_requested_at > \(held).last_requested_at"
-        case .lookups, .aliases, .titles, .posters, .answers:
+        case .lookups, .aliases, .titles, .posters, .answers, .tmdbFind, .tmdbSync:
             let updates = names.dropFirst(keyCount).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             let stamp = laterWins
             let titleRule = self == .titles ? " AND " + TitleIndexRow.replacesSQL : ""
@@ -153,8 +174,10 @@ extension CacheTable {
         case .titles: "resolved_at"
         case .posters: "checked_at"
         case .answers: "answered_at"
-        case .films: "fetched_at"
-        case .quotaLedger, .quotaCalls, .runs, .demand: ""
+        case .films, .tmdbFilms: "fetched_at"
+        case .tmdbFind: "checked_at"
+        case .tmdbSync: "synced_through"
+        case .quotaLedger, .quotaCalls, .runs, .demand, .tmdbCalls: ""
         }
     }
 }
@@ -216,6 +239,29 @@ extension TransferPage {
             return rows.map { [.text($0.query), .blob($0.body), .integer($0.found ? 1 : 0), instant($0.answeredAt)] }
         case .demand(let rows):
             return rows.map { [.text($0.imdbID), .integer($0.requests), instant($0.lastRequestedAt)] }
+        case .tmdbFind(let rows):
+            return rows.map {
+                [
+                    .text($0.imdbID), .optional($0.ref?.mediaType.rawValue), .optional($0.ref?.id),
+                    instant($0.checkedAt),
+                ]
+            }
+        case .tmdbFilms(let rows):
+            return rows.map { row in
+                let f = row.film
+                return [
+                    .text(f.ref.mediaType.rawValue), .integer(f.ref.id), .optional(f.imdbID), .text(f.title),
+                    .optional(f.originalTitle), .optional(f.overview), .optional(f.releaseDate), .optional(f.runtime),
+                    .optional(f.genres.isEmpty ? nil : f.genreText), .optional(f.voteAverage), .optional(f.voteCount),
+                    .optional(f.popularity), .optional(f.posterPath), .optional(f.backdropPath),
+                    .optional(f.collection),
+                    .optional(f.status), .blob(f.body), instant(f.fetchedAt), .integer(row.changed ? 1 : 0),
+                ]
+            }
+        case .tmdbSync(let rows):
+            return rows.map { [.integer(1), instant($0)] }
+        case .tmdbCalls(let rows):
+            return rows.map { [.text($0.day), .text($0.kind), .integer($0.calls)] }
         case .runs(let rows):
             return rows.map {
                 let r = $0.record
@@ -279,6 +325,32 @@ extension TransferPage {
                 rowsOf {
                     DemandEntry(imdbID: $0.text(0), title: nil, requests: $0.int(1), lastRequestedAt: $0.instant(2))
                 })
+        case .tmdbFind:
+            self = .tmdbFind(
+                rowsOf { row in
+                    let type = TMDbMediaType(rawValue: row.text(1))
+                    let ref = type.flatMap { type in row.optionalInt(2).map { TMDbRef(type, $0) } }
+                    return TMDbMapping(imdbID: row.text(0), ref: ref, checkedAt: row.instant(3))
+                })
+        case .tmdbFilms:
+            self = .tmdbFilms(
+                rowsOf {
+                    let film = TMDbFilm(
+                        ref: TMDbRef(TMDbMediaType(rawValue: $0.text(0)) ?? .movie, $0.int(1)),
+                        imdbID: $0.optionalText(2),
+                        title: $0.text(3), originalTitle: $0.optionalText(4), overview: $0.optionalText(5),
+                        releaseDate: $0.optionalText(6), runtime: $0.optionalInt(7),
+                        genres: TMDbFilm.genres(fromText: $0.optionalText(8)), voteAverage: $0.optionalDouble(9),
+                        voteCount: $0.optionalInt(10), popularity: $0.optionalDouble(11),
+                        posterPath: $0.optionalText(12),
+                        backdropPath: $0.optionalText(13), collection: $0.optionalText(14), status: $0.optionalText(15),
+                        body: $0.bytes(16), fetchedAt: $0.instant(17))
+                    return TMDbFilmRow(film: film, changed: $0.int(18) != 0)
+                })
+        case .tmdbSync:
+            self = .tmdbSync(rowsOf { $0.instant(1) })
+        case .tmdbCalls:
+            self = .tmdbCalls(rowsOf { TMDbDayCalls(day: $0.text(0), kind: $0.text(1), calls: $0.int(2)) })
         case .runs:
             self = .runs(
                 rowsOf {
@@ -309,6 +381,15 @@ private struct TransferValues {
         switch values[index] {
         case .integer(let number): return number
         case .real(let number): return Int(exactly: number)
+        default: return nil
+        }
+    }
+
+    func optionalDouble(_ index: Int) -> Double? {
+        guard index < values.count else { return nil }
+        switch values[index] {
+        case .real(let number): return number
+        case .integer(let number): return Double(number)
         default: return nil
         }
     }

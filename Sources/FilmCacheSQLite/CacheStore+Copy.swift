@@ -29,18 +29,21 @@ extension CacheStore {
             limit: "?\((key?.count ?? 0) + 1)")
         let kinds = table.readKinds
         let rows = try withConnection { c throws(StoreError) in
-            try c.db.cached(sql).query((key ?? []) + [.integer(limit)]) { row in
-                kinds.indices.map { i -> SQLValue in
-                    switch kinds[i] {
-                    case .integer, .flag: .optional(row.int(Int32(i)))
-                    case .blob: row.bytes(Int32(i)).map { .blob($0) } ?? .null
-                    case .real: .optional(row.double(Int32(i)))
-                    case .text, .instant, .day: .optional(row.text(Int32(i)))
-                    }
-                }
-            }
+            try c.db.cached(sql).query((key ?? []) + [.integer(limit)]) { Self.values(of: $0, kinds) }
         }
         return TransferPage(table, rows: rows)
+    }
+
+    /// A row's values, read as the kinds of its columns.
+    static func values(of row: SQLiteStatement, _ kinds: [TransferColumnKind]) -> [SQLValue] {
+        kinds.indices.map { i -> SQLValue in
+            switch kinds[i] {
+            case .integer, .flag: .optional(row.int(Int32(i)))
+            case .blob: row.bytes(Int32(i)).map { .blob($0) } ?? .null
+            case .real: .optional(row.double(Int32(i)))
+            case .text, .instant, .day: .optional(row.text(Int32(i)))
+            }
+        }
     }
 
     /// Merges another database's rows in one transaction, by the table's rule (``CacheTable``).
@@ -51,7 +54,7 @@ extension CacheStore {
         default: break
         }
         let table = page.table
-        guard let sql = table.mergeSQL(rows: [table.columns.indices.map { "?\($0 + 1)" }]) else {
+        guard let sql = table.mergeSQL(rows: [table.columns.indices.map { "?\($0 + 1)" }], now: now) else {
             return ImportCounts()
         }
         let keys = table.keyColumns

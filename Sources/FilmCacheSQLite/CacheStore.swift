@@ -33,7 +33,7 @@ public final class CacheStore: Sendable {
                 return
             }
             if found >= Schema.oldestReadable, found < Schema.currentVersion {
-                try db.execute(Schema.readOnlyStandIns)
+                try db.execute(Schema.readOnlyStandIns(from: found))
                 self.state = Mutex(try Connection(db))
                 return
             }

@@ -169,8 +169,77 @@ enum Schema {
                 last_requested_at TEXT NOT NULL
             ) WITHOUT ROWID;
             """
+        case .tmdb:
+            // TMDb beside OMDb, joined on the IMDb ID: `/find`'s answers (a NULL entry is TMDb knowing
+            // none), the entries with TMDb's body byte for byte (a BLOB; a rowid table, as bodies run
+            // to kilobytes), the changes feed's progress and the calls made each UTC day.
+            """
+            CREATE TABLE tmdb_find (
+                imdb_id    TEXT PRIMARY KEY NOT NULL,
+                media_type TEXT CHECK (media_type IN ('movie', 'tv')),
+                tmdb_id    INTEGER,
+                checked_at TEXT NOT NULL,
+                CHECK ((media_type IS NULL) = (tmdb_id IS NULL))
+            ) WITHOUT ROWID;
+            CREATE TABLE tmdb_films (
+                media_type     TEXT NOT NULL CHECK (media_type IN ('movie', 'tv')),
+                tmdb_id        INTEGER NOT NULL,
+                imdb_id        TEXT,
+                title          TEXT NOT NULL,
+                original_title TEXT,
+                overview       TEXT,
+                release_date   TEXT,
+                runtime        INTEGER,
+                genres         TEXT,
+                vote_average   REAL,
+                vote_count     INTEGER,
+                popularity     REAL,
+                poster_path    TEXT,
+                backdrop_path  TEXT,
+                collection     TEXT,
+                status         TEXT,
+                body           BLOB NOT NULL,
+                fetched_at     TEXT NOT NULL,
+                changed        INTEGER NOT NULL DEFAULT 0 CHECK (changed IN (0, 1)),
+                PRIMARY KEY (media_type, tmdb_id)
+            );
+            CREATE INDEX tmdb_films_imdb_id ON tmdb_films (imdb_id);
+            CREATE INDEX tmdb_films_fetched_at ON tmdb_films (fetched_at);
+            CREATE TABLE tmdb_sync (
+                id             INTEGER PRIMARY KEY CHECK (id = 1),
+                synced_through TEXT NOT NULL
+            );
+            CREATE TABLE tmdb_calls (
+                day   TEXT NOT NULL,
+                kind  TEXT NOT NULL,
+                calls INTEGER NOT NULL,
+                PRIMARY KEY (day, kind)
+            ) WITHOUT ROWID;
+            CREATE VIEW film_sources AS \(filmSourcesSelect);
+            """
         }
     }
+
+    /// The query of the `film_sources` view: one row per IMDb ID in `films` or `tmdb_films`, OMDb's
+    /// columns beside TMDb's. Of several TMDb entries naming one IMDb ID, the one `/find` maps it
+    /// to stands, else the first by media type and ID. The same text on both backends.
+    static let filmSourcesSelect = """
+        WITH t AS (
+            SELECT e.imdb_id, e.media_type, e.tmdb_id, e.title, e.release_date, e.vote_average, e.poster_path,
+                   e.fetched_at,
+                   row_number() OVER (
+                       PARTITION BY e.imdb_id
+                       ORDER BY CASE WHEN m.media_type = e.media_type AND m.tmdb_id = e.tmdb_id THEN 0 ELSE 1 END,
+                                e.media_type, e.tmdb_id) AS pick
+            FROM tmdb_films AS e LEFT JOIN tmdb_find AS m ON m.imdb_id = e.imdb_id
+            WHERE e.imdb_id IS NOT NULL)
+        SELECT coalesce(f.imdb_id, t.imdb_id) AS imdb_id, f.title AS omdb_title, f.type AS omdb_type,
+               f.year_start AS omdb_year, f.imdb_rating, f.metascore, t.media_type AS tmdb_media_type,
+               t.tmdb_id, t.title AS tmdb_title, t.release_date AS tmdb_release_date,
+               t.vote_average AS tmdb_vote_average, t.poster_path AS tmdb_poster_path,
+               f.fetched_at AS omdb_fetched_at, t.fetched_at AS tmdb_fetched_at
+        FROM films AS f FULL OUTER JOIN (SELECT * FROM t WHERE pick = 1) AS t ON t.imdb_id = f.imdb_id
+        """
 
     /// The columns of `films` as versions 1 and 2 create them (version 2 rebuilt the table with a rowid).
     private static let filmColumns = """
@@ -209,15 +278,38 @@ enum Schema {
         """
 
     /// The oldest version a read-only open accepts. What later versions add (version 8's `answers`
-    /// and `demand`) stands in empty on such a connection (``readOnlyStandIns``), so `plan`, `show`
-    /// and `stats` keep reading a cache until its next warm migrates it.
+    /// and `demand`, version 9's TMDb tables) stands in empty on such a connection
+    /// (``readOnlyStandIns(from:)``), so `plan`, `show` and `stats` keep reading a cache until its
+    /// next warm migrates it.
     static let oldestReadable = 7
 
-    /// Empty temporary views named as the tables version 8 adds, for a read-only connection to a
-    /// version-7 file: reads find nothing, and writes fail, as every write on a read-only file does.
+    /// Empty temporary views named as the tables added after `version`, for a read-only connection
+    /// to an older file: reads find nothing, and writes fail, as every write on a read-only file does.
     /// (SQLite looks a name up in `temp` before `main`.)
-    static let readOnlyStandIns = """
-        CREATE TEMP VIEW answers (query, body, found, answered_at) AS SELECT NULL, NULL, NULL, NULL WHERE 0;
-        CREATE TEMP VIEW demand (imdb_id, requests, last_requested_at) AS SELECT NULL, NULL, NULL WHERE 0;
-        """
+    static func readOnlyStandIns(from version: Int) -> String {
+        var views: [String] = []
+        if version < SchemaStep.serveAnswers.version {
+            views += [
+                "answers (query, body, found, answered_at) AS SELECT NULL, NULL, NULL, NULL",
+                "demand (imdb_id, requests, last_requested_at) AS SELECT NULL, NULL, NULL",
+            ]
+        }
+        if version < SchemaStep.tmdb.version {
+            views += [
+                "tmdb_find (imdb_id, media_type, tmdb_id, checked_at) AS SELECT NULL, NULL, NULL, NULL",
+                "tmdb_films (" + tmdbFilmColumns.joined(separator: ", ") + ") AS SELECT "
+                    + tmdbFilmColumns.map { _ in "NULL" }.joined(separator: ", "),
+                "tmdb_sync (id, synced_through) AS SELECT NULL, NULL",
+                "tmdb_calls (day, kind, calls) AS SELECT NULL, NULL, NULL",
+            ]
+        }
+        return views.map { "CREATE TEMP VIEW \($0) WHERE 0;" }.joined(separator: "\n")
+    }
+
+    /// The columns of `tmdb_films`, in the order version 9 creates them.
+    static let tmdbFilmColumns = [
+        "media_type", "tmdb_id", "imdb_id", "title", "original_title", "overview", "release_date", "runtime",
+        "genres", "vote_average", "vote_count", "popularity", "poster_path", "backdrop_path", "collection", "status",
+        "body", "fetched_at", "changed",
+    ]
 }

@@ -171,11 +171,24 @@ import Testing
     /// Takes a database of the current schema back to version 7, as the filmcache before `answers`
     /// and `demand` left it.
     static func downgradeToVersion7(_ kind: BackendKind, _ database: SharedDatabase) throws {
+        try downgradeToVersion8(kind, database)
         switch kind {
-        case .memory: Issue.record("memory has no schema to take back")
+        case .memory: break
         case .sqlite: try database.sql("DROP TABLE answers; DROP TABLE demand; PRAGMA user_version = 7")
         case .postgres:
             try database.sql("DROP TABLE answers; DROP TABLE demand; DELETE FROM schema_migrations WHERE version > 7")
+        }
+    }
+
+    /// Takes a database of the current schema back to version 8, as the filmcache before TMDb left it.
+    static func downgradeToVersion8(_ kind: BackendKind, _ database: SharedDatabase) throws {
+        let drop =
+            "DROP VIEW film_sources; DROP TABLE tmdb_find; DROP TABLE tmdb_films; DROP TABLE tmdb_sync;"
+            + " DROP TABLE tmdb_calls;"
+        switch kind {
+        case .memory: Issue.record("memory has no schema to take back")
+        case .sqlite: try database.sql(drop + " PRAGMA user_version = 8")
+        case .postgres: try database.sql(drop + " DELETE FROM schema_migrations WHERE version > 8")
         }
     }
 

@@ -74,6 +74,26 @@ import Testing
             CachedAnswer(query: "s=nothing", body: [0xff, 0x00, 0x7b, 0xfe], found: false, answeredAt: now - 40),
         ])
         try await db.recordDemand(["tt0000001": 3, "tt0000002": 1], at: now - 30)
+        // TMDb's side: mappings positive and negative, entries (one marked changed, bodies no UTF-8),
+        // the feed's progress and calls.
+        _ = try await db.writeTMDb(
+            TMDbBatch(
+                mappings: [
+                    TMDbMapping(imdbID: "tt0000001", ref: TMDbRef(.movie, 11), checkedAt: now - 70),
+                    TMDbMapping(imdbID: "tt0000009", ref: nil, checkedAt: now - 70),
+                    TMDbMapping(imdbID: "tt0000002", ref: TMDbRef(.tv, 2), checkedAt: now - 70),
+                ],
+                films: [
+                    TMDbFilm(
+                        ref: TMDbRef(.movie, 11), imdbID: "tt0000001", title: "Star Wars", genres: ["Adventure"],
+                        voteAverage: 8.2, popularity: 80.5, body: [0xFF, 0x7B, 0x7D], fetchedAt: now - 70),
+                    TMDbFilm(ref: TMDbRef(.tv, 2), imdbID: "tt0000002", title: "Two", body: [], fetchedAt: now - 80),
+                    TMDbFilm(ref: TMDbRef(.movie, 3), imdbID: nil, title: "Three", body: [3], fetchedAt: now - 90),
+                    TMDbFilm(ref: TMDbRef(.movie, 4), imdbID: nil, title: "Four", body: [4], fetchedAt: now - 90),
+                ]))
+        _ = try await db.markTMDbChanged([TMDbRef(.tv, 2)])
+        try await db.setTMDbChangesSynced(through: now - 3600)
+        try await db.countTMDbCalls(["find": 3, "details": 4], day: "2026-11-21")
         // Killed: never finished. Then a second key's run in the same second.
         _ = try await db.beginRun(startedAt: now - 600, key: key)
         _ = try await db.beginRun(startedAt: now - 600, key: String(repeating: "d", count: 64))
@@ -133,6 +153,14 @@ import Testing
                 #expect(try await target.answer(for: "s=nothing")?.body == [0xff, 0x00, 0x7b, 0xfe])
                 #expect(try await target.demand(of: ["tt0000001", "tt0000002"]) == ["tt0000001": 3, "tt0000002": 1])
                 #expect(try await target.mostRequested(limit: 5) == source.mostRequested(limit: 5))
+                let ids = ["tt0000001", "tt0000002", "tt0000009", "tt0000005"]
+                #expect(try await target.tmdbStates(of: ids) == source.tmdbStates(of: ids))
+                #expect(try await target.tmdbFilm(TMDbRef(.movie, 11))?.body == [0xFF, 0x7B, 0x7D])
+                #expect(
+                    try await target.tmdbCensus(staleBefore: now - 85)
+                        == TMDbCensus(movies: 3, series: 1, stale: 2, changed: 1, mapped: 2, notOnTMDb: 1))
+                #expect(try await target.tmdbChangesSyncedThrough() == now - 3600)
+                #expect(try await target.tmdbCalls(since: "2026-11-21") == ["2026-11-21": ["find": 3, "details": 4]])
             }
         }
     }

@@ -152,7 +152,7 @@ public struct ClaimOutcome: Sendable, Equatable {
 /// database is opened and closed (the commands). Everything else takes the parts it uses by role
 /// (`StoreRoles.swift`).
 public protocol CacheBackend: StoreTraits, FilmStore, PlanStore, QuotaLedger, RunHistory, PosterIndex, WorkClaims,
-    CacheTransfer, AnswerCache
+    CacheTransfer, AnswerCache, TMDbStore
 {
     /// Closes connections; the backend is not used after.
     func close() async

@@ -53,17 +53,41 @@ public enum CacheTable: String, CaseIterable, Sendable {
     /// How often apps asked for each film: the larger `requests` and the later `last_requested_at`
     /// (merging the same rows twice counts nothing twice).
     case demand
+    /// TMDb's `/find` answers by IMDb ID: the later `checked_at` wins.
+    case tmdbFind = "tmdb_find"
+    /// TMDb's entries: the later `fetched_at` wins, as in `import` (a held entry stamped more than
+    /// ``FreshnessPolicy/clockSkew`` after the copy's now counts as older than any); the same fetch
+    /// arriving with the changes feed's mark gives the held one the mark.
+    case tmdbFilms = "tmdb_films"
+    /// How far the changes feed was read: the later `synced_through`.
+    case tmdbSync = "tmdb_sync"
+    /// TMDb calls per day and kind: the larger `calls`.
+    case tmdbCalls = "tmdb_calls"
 
     /// Whether the table is one `serve` added (schema version 8), absent from older databases.
-    package var isServes: Bool { self == .answers || self == .demand }
+    package var isServes: Bool { addedBy == .serveAnswers }
+
+    /// The schema step that added the table: a database older than it has none (a read-only open
+    /// of one reads the table as empty).
+    package var addedBy: SchemaStep {
+        switch self {
+        case .films, .lookups, .quotaLedger, .runs: .createCache
+        case .aliases: .aliases
+        case .titles: .titleIndex
+        case .posters: .posters
+        case .quotaCalls: .callsByMinute
+        case .answers, .demand: .serveAnswers
+        case .tmdbFind, .tmdbFilms, .tmdbSync, .tmdbCalls: .tmdb
+        }
+    }
 }
 
 /// Where a page of a table starts: after the row with this key, or at the table's start.
 public enum TransferCursor: Sendable, Equatable {
     /// The first page.
     case start
-    /// After this ID: `films`, `lookups`, `aliases` (the asked ID), `posters`, `demand`; after this
-    /// query: `answers`.
+    /// After this ID: `films`, `lookups`, `aliases` (the asked ID), `posters`, `demand`, `tmdb_find`;
+    /// after this query: `answers`.
     case id(String)
     /// After this title key: `titles`.
     case title(TitleKey)
@@ -73,6 +97,12 @@ public enum TransferCursor: Sendable, Equatable {
     case minute(key: String, minute: Int)
     /// After this run id: `runs`.
     case run(Int)
+    /// After this TMDb entry: `tmdb_films`.
+    case tmdb(TMDbRef)
+    /// After this day's kind of call: `tmdb_calls`.
+    case dayKind(day: String, kind: String)
+    /// After the row with this number: `tmdb_sync` (its one row is 1).
+    case row(Int)
 }
 
 /// One page of one table's rows, in the backend-neutral form both backends read and write.
@@ -88,6 +118,11 @@ public enum TransferPage: Sendable, Equatable {
     case answers([CachedAnswer])
     /// Demand rows (no titles).
     case demand([DemandEntry])
+    case tmdbFind([TMDbMapping])
+    case tmdbFilms([TMDbFilmRow])
+    /// The changes feed's progress: at most one instant.
+    case tmdbSync([Date])
+    case tmdbCalls([TMDbDayCalls])
 
     /// The table the rows are from.
     public var table: CacheTable {
@@ -102,6 +137,10 @@ public enum TransferPage: Sendable, Equatable {
         case .runs: .runs
         case .answers: .answers
         case .demand: .demand
+        case .tmdbFind: .tmdbFind
+        case .tmdbFilms: .tmdbFilms
+        case .tmdbSync: .tmdbSync
+        case .tmdbCalls: .tmdbCalls
         }
     }
 
@@ -118,6 +157,10 @@ public enum TransferPage: Sendable, Equatable {
         case .runs(let rows): rows.count
         case .answers(let rows): rows.count
         case .demand(let rows): rows.count
+        case .tmdbFind(let rows): rows.count
+        case .tmdbFilms(let rows): rows.count
+        case .tmdbSync(let rows): rows.count
+        case .tmdbCalls(let rows): rows.count
         }
     }
 
@@ -134,7 +177,35 @@ public enum TransferPage: Sendable, Equatable {
         case .runs(let rows): rows.last.map { .run($0.record.id) }
         case .answers(let rows): rows.last.map { .id($0.query) }
         case .demand(let rows): rows.last.map { .id($0.imdbID) }
+        case .tmdbFind(let rows): rows.last.map { .id($0.imdbID) }
+        case .tmdbFilms(let rows): rows.last.map { .tmdb($0.film.ref) }
+        case .tmdbSync(let rows): rows.isEmpty ? nil : .row(1)
+        case .tmdbCalls(let rows): rows.last.map { .dayKind(day: $0.day, kind: $0.kind) }
         }
+    }
+}
+
+/// A `tmdb_films` row: the entry and whether the changes feed named it since its fetch.
+public struct TMDbFilmRow: Sendable, Equatable {
+    public var film: TMDbFilm
+    public var changed: Bool
+
+    public init(film: TMDbFilm, changed: Bool = false) {
+        self.film = film
+        self.changed = changed
+    }
+}
+
+/// A `tmdb_calls` row: the calls of one kind made to TMDb on one UTC day (`YYYY-MM-DD`).
+public struct TMDbDayCalls: Sendable, Equatable {
+    public var day: String
+    public var kind: String
+    public var calls: Int
+
+    public init(day: String, kind: String, calls: Int) {
+        self.day = day
+        self.kind = kind
+        self.calls = calls
     }
 }
 

@@ -23,6 +23,9 @@ public enum SchemaStep: Int, CaseIterable, Sendable, CustomStringConvertible {
     case posters
     /// What `serve` keeps beside the films: OMDb's answers to other queries, and demand.
     case serveAnswers
+    /// TMDb beside OMDb: `/find`'s mapping of IMDb IDs, TMDb's entries, the changes feed's progress,
+    /// the calls made each day, and the `film_sources` view joining both sources by IMDb ID.
+    case tmdb
 
     /// The schema version the step brings a database to.
     public var version: Int { rawValue }
@@ -38,6 +41,7 @@ public enum SchemaStep: Int, CaseIterable, Sendable, CustomStringConvertible {
         case .titleIndex: "titleIndex"
         case .posters: "posters"
         case .serveAnswers: "serveAnswers"
+        case .tmdb: "tmdb"
         }
     }
 

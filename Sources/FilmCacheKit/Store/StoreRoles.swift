@@ -38,3 +38,6 @@ public typealias QuotaReportStore = QuotaLedger & RunHistory
 
 /// What serve's dashboard shows: the films, the census, the quota and the most requested films.
 public typealias DashboardStore = FilmStore & PlanStore & QuotaLedger & RunHistory & AnswerCache
+
+/// What a warm of TMDb's side needs: the TMDb tables and what the store says of itself.
+public typealias TMDbWarmStore = StoreTraits & TMDbStore

@@ -19,6 +19,9 @@ extension TransferCursor {
         case .day(let key, let day): [.text(key), .text(day)]
         case .minute(let key, let minute): [.text(key), .integer(minute)]
         case .run(let id): [.integer(id)]
+        case .tmdb(let ref): [.text(ref.mediaType.rawValue), .integer(ref.id)]
+        case .dayKind(let day, let kind): [.text(day), .text(kind)]
+        case .row(let number): [.integer(number)]
         }
     }
 }

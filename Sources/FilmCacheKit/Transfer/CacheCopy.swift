@@ -8,9 +8,9 @@ import Foundation
 /// the cache's size and a copy stopped midway keeps every page it committed; running it again
 /// finishes it. The source is only read.
 ///
-/// A film fetched, or a `serve` answer given, more than ``FreshnessPolicy/clockSkew`` after `now`
-/// (a source host's clock ran ahead) lands as fetched or given `now`: a future instant would win
-/// every newer-wins merge until then.
+/// A film or TMDb entry fetched, or a `serve` answer given, more than ``FreshnessPolicy/clockSkew``
+/// after `now` (a source host's clock ran ahead) lands as fetched or given `now`: a future instant
+/// would win every newer-wins merge until then.
 public struct CacheCopy: Sendable {
     /// Rows a page holds unless told otherwise.
     public static let defaultPageSize = 1_000
@@ -58,6 +58,12 @@ public struct CacheCopy: Sendable {
                         copy.clamped += 1
                     }
                     page = .answers(answers)
+                case .tmdbFilms(var rows):
+                    for index in rows.indices where rows[index].film.fetchedAt > latest {
+                        rows[index].film.fetchedAt = now
+                        copy.clamped += 1
+                    }
+                    page = .tmdbFilms(rows)
                 default:
                     break
                 }
@@ -84,8 +90,8 @@ public struct TableCopy: Sendable, Equatable {
     public var read = 0
     /// Rows the target lacked (added), held older (updated), or held as they were or newer (kept).
     public var counts = ImportCounts()
-    /// Films whose `fetched_at`, or answers whose `answered_at`, lay in the future, copied as of the
-    /// copy's start.
+    /// Films and TMDb entries whose `fetched_at`, or answers whose `answered_at`, lay in the future,
+    /// copied as of the copy's start.
     package var clamped = 0
     /// The target's rows just before the table was copied.
     package var targetBefore: Int

@@ -10,7 +10,7 @@ struct MemoryTMDbTables {
     var calls: [String: [String: Int]] = [:]
 }
 
-extension MemoryBackend: TMDbStore {
+extension MemoryBackend {
     package func writeTMDb(_ batch: TMDbBatch) async throws(StoreError) -> TMDbWriteCounts {
         var counts = TMDbWriteCounts()
         for mapping in batch.mappings {

@@ -15,6 +15,10 @@ extension MemoryBackend {
         case .runs: runRows.count
         case .answers: answers.count
         case .demand: demandRows.count
+        case .tmdbFind: tmdb.mappings.count
+        case .tmdbFilms: tmdb.films.count
+        case .tmdbSync: tmdb.syncedThrough == nil ? 0 : 1
+        case .tmdbCalls: tmdb.calls.values.reduce(0) { $0 + $1.count }
         }
     }
 
@@ -55,6 +59,17 @@ extension MemoryBackend {
             return .runs(rows)
         case .answers: return .answers(page(answers.values) { [.text($0.query)] })
         case .demand: return .demand(page(demandRows.values) { [.text($0.imdbID)] })
+        case .tmdbFind: return .tmdbFind(page(tmdb.mappings.values) { [.text($0.imdbID)] })
+        case .tmdbFilms:
+            let rows = tmdb.films.values.map { TMDbFilmRow(film: $0, changed: tmdb.changed.contains($0.ref)) }
+            return .tmdbFilms(page(rows) { [.text($0.film.ref.mediaType.rawValue), .integer($0.film.ref.id)] })
+        case .tmdbSync:
+            return .tmdbSync(after == nil ? tmdb.syncedThrough.map { [$0] } ?? [] : [])
+        case .tmdbCalls:
+            let rows = tmdb.calls.flatMap { day, kinds in
+                kinds.map { TMDbDayCalls(day: day, kind: $0.key, calls: $0.value) }
+            }
+            return .tmdbCalls(page(rows) { [.text($0.day), .text($0.kind)] })
         }
     }
 
@@ -149,6 +164,48 @@ extension MemoryBackend {
                         imdbID: row.imdbID, title: nil, requests: max(row.requests, held.requests),
                         lastRequestedAt: max(row.lastRequestedAt, held.lastRequestedAt))
                 }
+            }
+        case .tmdbFind(let rows):
+            for var row in rows {
+                row.checkedAt = row.checkedAt.storedSecond
+                mergeRow(&tmdb.mappings, row.imdbID, row) { row.checkedAt > $0.checkedAt ? row : nil }
+            }
+        case .tmdbFilms(let rows):
+            let latest = now.addingTimeInterval(FreshnessPolicy.clockSkew)
+            for var row in rows {
+                row.film.fetchedAt = row.film.fetchedAt.storedSecond
+                let ref = row.film.ref
+                let wasChanged = tmdb.changed.contains(ref)
+                // The later fetch wins, as in import; of one fetch, the copy the changes feed marked.
+                let lands =
+                    tmdb.films[ref].map { held in
+                        row.film.fetchedAt > held.fetchedAt || held.fetchedAt > latest
+                            || (row.film.fetchedAt == held.fetchedAt && row.changed && !wasChanged)
+                    } ?? true
+                mergeRow(&tmdb.films, ref, row.film) { _ in lands ? row.film : nil }
+                if lands {
+                    if row.changed { tmdb.changed.insert(ref) } else { tmdb.changed.remove(ref) }
+                }
+            }
+        case .tmdbSync(let rows):
+            for instant in rows.map(\.storedSecond) {
+                if let held = tmdb.syncedThrough {
+                    if instant > held {
+                        tmdb.syncedThrough = instant
+                        counts.updated += 1
+                    } else {
+                        counts.kept += 1
+                    }
+                } else {
+                    tmdb.syncedThrough = instant
+                    counts.added += 1
+                }
+            }
+        case .tmdbCalls(let rows):
+            for row in rows {
+                var kinds = tmdb.calls[row.day] ?? [:]
+                mergeRow(&kinds, row.kind, row.calls) { row.calls > $0 ? row.calls : nil }
+                tmdb.calls[row.day] = kinds
             }
         }
         return counts
