@@ -235,9 +235,6 @@ extension FilmCacheCommand {
             options: CurlMultiTransport.Options, time: TimeSource, logger: Logger, stop: WarmStop
         ) async throws(StoreError) -> TMDbWarmSummary? {
             guard let tmdb else { return nil }
-            guard let store = store as? any TMDbStore else {
-                throw .unavailable(database: store.displayName, message: "this database does not keep TMDb's entries")
-            }
             var options = options
             options.maxInFlight = tmdb.maxInFlight
             let transport = CurlMultiTransport(options: options)
