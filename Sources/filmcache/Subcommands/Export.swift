@@ -7,7 +7,7 @@ extension FilmCacheCommand {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the cached films (and TMDb's entries) to standard output as JSON Lines or CSV.",
-            usage: "filmcache export [--db <db>] [--format <format>] [--source <source> ...] [--since <instant>]",
+            usage: "filmcache export [--db <db>] [--format <format>] [--since <instant>]",
             discussion: """
                 Reads the cache only: the database is opened read-only, never created or
                 migrated, and OMDb is never called. JSON Lines (the default) holds one

@@ -8,7 +8,7 @@ extension FilmCacheCommand {
     struct Posters: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download the poster of every cached film into a content-addressed store. Never calls OMDb.",
-            usage: "filmcache posters [--job <file>] [--store <dir>] [--source <source>] [--prune] [<options>]",
+            usage: "filmcache posters [--job <file>] [--store <dir>] [--prune] [<options>]",
             discussion: """
                 Each poster is kept once under DIR/ab/cd/<sha256>.<ext>; the cache's posters
                 table says which file holds each film's poster. Only image/* answers whose
