@@ -32,9 +32,8 @@ extension FilmCacheCommand {
                 file first (filmcache db copy URL films.sqlite).
 
                 Exit status: 0 written; 64 usage (a PostgreSQL URL at --db, CSV of both
-                sources); 66 no database
-                at --db; 74 the database or standard output failed (a full disk, a reader
-                that went away: | head).
+                sources); 66 no database at --db; 74 the database or standard output
+                failed (a full disk, a reader that went away: | head).
 
                 Examples:
                   filmcache export --db films.sqlite > films.jsonl
