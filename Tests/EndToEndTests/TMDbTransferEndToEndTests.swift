@@ -43,7 +43,8 @@ import Testing
             #expect(!String(decoding: plainBytes, as: UTF8.self).contains(#"{"tmdb"#))
         }
         let (lines, lineBytes) = try export(["--source", "tmdb"], to: "tmdb.jsonl")
-        #expect(lines.status == 0 && lineBytes.isEmpty && lines.stderr.contains("keeps no TMDb entries"))
+        // A cache with no TMDb entry (or a backend that keeps none yet) has no TMDb line to write.
+        #expect(lines.status == 0 && lineBytes.isEmpty, "\(lines.stderr)")
         let (csv, csvBytes) = try export(["--source", "tmdb", "--format", "csv"], to: "tmdb.csv")
         #expect(csv.status == 0)
         #expect(
