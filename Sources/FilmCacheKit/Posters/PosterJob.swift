@@ -94,31 +94,48 @@ public struct PosterJob: Sendable {
     /// Fetches every due poster (only of films fetched at or after `fetchedSince`, when given)
     /// until done or `stop` is requested.
     public func run(fetchedSince: Date? = nil, stop: WarmStop) async throws(PosterJobError) -> PosterSummary {
+        var after = ""
+        return try await run(stop: stop) { (started, revalidateBefore) throws(StoreError) -> [PosterDue]? in
+            let page = try await cache.postersDue(
+                after: after, limit: Self.pageSize, now: started, revalidateBefore: revalidateBefore,
+                fetchedSince: fetchedSince)
+            guard let last = page.last else { return nil }
+            after = last.imdbID
+            return page
+        }
+    }
+
+    /// Fetches the posters `pages` names as due, a page at a time, until it has no more or `stop`
+    /// is requested: each page's files are synced before its rows are committed in one transaction.
+    ///
+    /// `pages` gets the run's start and the instant a stored poster last checked before is due
+    /// again; it returns the next page (empty when none of it is due) or `nil` when none is left.
+    package func run(
+        stop: WarmStop, pages: (_ now: Date, _ revalidateBefore: Date) async throws(StoreError) -> [PosterDue]?
+    ) async throws(PosterJobError) -> PosterSummary {
         // A local copy: the property itself is not opened to its concrete clock type.
         let clock = time.clock
-        return try await run(fetchedSince: fetchedSince, stop: stop, on: clock)
+        return try await run(stop: stop, on: clock, pages: pages)
     }
 
     /// The run, paced on `clock`.
-    private func run<C: Clock<Duration>>(fetchedSince: Date?, stop: WarmStop, on clock: C)
-        async throws(PosterJobError) -> PosterSummary
-    {
+    private func run<C: Clock<Duration>>(
+        stop: WarmStop, on clock: C,
+        pages: (_ now: Date, _ revalidateBefore: Date) async throws(StoreError) -> [PosterDue]?
+    ) async throws(PosterJobError) -> PosterSummary {
         var summary = PosterSummary()
         let gate: RateGate<C>? = settings.rate > 0 ? RateGate(rate: settings.rate, clock: clock) : nil
         let started = now()
         let revalidateBefore = started.addingTimeInterval(-settings.revalidateAfter.inSeconds)
-        var after = ""
         while !stop.isRequested {
-            let page: [PosterDue]
+            let next: [PosterDue]?
             do {
-                page = try await cache.postersDue(
-                    after: after, limit: Self.pageSize, now: started, revalidateBefore: revalidateBefore,
-                    fetchedSince: fetchedSince)
+                next = try await pages(started, revalidateBefore)
             } catch {
                 throw .cache(error)
             }
-            guard let last = page.last else { break }
-            after = last.imdbID
+            guard let page = next else { break }
+            if page.isEmpty { continue }
             summary.due += page.count
             var (outcomes, storeFailure) = await fetch(page, gate: gate, stop: stop, summary: &summary)
             if outcomes.contains(where: \.storesFile) {
@@ -298,6 +315,15 @@ public struct PosterJob: Sendable {
     /// `base` doubled `times` times, without overflow.
     private static func doubling(_ base: Duration, times: Int) -> Duration {
         base * (1 << min(max(0, times), 20))
+    }
+
+    /// How many failures in a row a failed poster's row stands for, read from the delay between
+    /// its check and its next attempt: the inverse of the doubling ``fetchOne(_:)`` gives that
+    /// delay, for an index that keeps no count of its own. At least 1.
+    static func failures(retryDelay: TimeInterval, settings: PosterSettings) -> Int {
+        let base = max(1, settings.failedRetryAfter.inSeconds)
+        guard retryDelay > base else { return 1 }
+        return min(21, Int(log2(retryDelay / base).rounded()) + 1)
     }
 }
 

@@ -11,8 +11,13 @@ import Logging
 /// ``FreshnessPolicy/clockSkew`` after `now` (a host with a wrong clock, a bad line) is skipped
 /// too: it would stay fresh, and win every newer-wins merge, until then. Films are gathered before
 /// their transaction opens, so a slow input never holds the write lock.
+///
+/// TMDb's lines (``TMDbLine``) go to the TMDb store in transactions of their own, the newer
+/// `fetched_at` or `checked_at` winning; each entry's columns are read again from its body. Into a
+/// cache that keeps no TMDb entries they are bad lines.
 public struct FilmImport {
     private let store: any FilmStore
+    private let tmdb: (any TMDbStore)?
     private let lines: FilmLine
     private let logger: Logger
     private let batchSize: Int
@@ -24,9 +29,12 @@ public struct FilmImport {
     /// Warnings for bad lines logged for one file; the rest are counted in one line.
     package static let shownWarnings = 20
 
-    /// An import into `store`; OMDb bodies count as fetched `now`.
-    public init(store: any FilmStore, now: Date, logger: Logger, batchSize: Int = 1000) {
+    /// An import into `store` (and TMDb's lines into `tmdb`); OMDb bodies count as fetched `now`.
+    public init(
+        store: any FilmStore, tmdb: (any TMDbStore)? = nil, now: Date, logger: Logger, batchSize: Int = 1000
+    ) {
         self.store = store
+        self.tmdb = tmdb
         self.lines = FilmLine(now: now)
         self.logger = logger
         self.batchSize = max(1, batchSize)
@@ -65,6 +73,18 @@ public struct FilmImport {
             batch.removeAll(keepingCapacity: true)
             progress(tally)
         }
+        var tmdbBatch = TMDbBatch(newerWins: true, now: now)
+        func commitTMDb() async throws(TransferError) {
+            guard let tmdb, !tmdbBatch.isEmpty else { return }
+            do {
+                tally.tmdb += try await TMDbImportCounts.write(tmdbBatch, to: tmdb, now: now)
+            } catch {
+                throw .store(error)
+            }
+            tmdbBatch.films.removeAll(keepingCapacity: true)
+            tmdbBatch.mappings.removeAll(keepingCapacity: true)
+            progress(tally)
+        }
         func skip(_ line: Int, _ reason: String) {
             tally.bad += 1
             guard tally.bad <= Self.shownWarnings else { return }
@@ -92,6 +112,27 @@ public struct FilmImport {
                         + " it would stay fresh until then")
             }
             return film
+        }
+        /// The TMDb entry or mapping on a line, unless it is stamped in the future.
+        func takeTMDb(_ line: [UInt8]) throws(FilmLine.Fault) {
+            guard tmdb != nil else {
+                throw FilmLine.Fault(reason: "a TMDb line, and this cache keeps no TMDb entries")
+            }
+            let entry = try TMDbLine.read(line)
+            let (stamp, name): (Date, String) =
+                switch entry {
+                case .film(let film): (film.fetchedAt, "\(film.ref): fetched_at")
+                case .mapping(let mapping): (mapping.checkedAt, "\(mapping.imdbID): checked_at")
+                }
+            guard stamp <= latest else {
+                throw FilmLine.Fault(
+                    reason: "\(name) \(Timestamp.format(stamp)) lies in the future (this host's clock says"
+                        + " \(Timestamp.format(now))); it would win every merge until then")
+            }
+            switch entry {
+            case .film(let film): tmdbBatch.films.append(film)
+            case .mapping(let mapping): tmdbBatch.mappings.append(mapping)
+            }
         }
         do {
             let first = try reader.firstSignificantByte()
@@ -140,6 +181,8 @@ public struct FilmImport {
                                 }
                             }
                         }
+                    } else if TMDbLine.isTMDbLine(record.bytes) {
+                        try takeTMDb(record.bytes)
                     } else {
                         let normalized = try lines.film(from: record.bytes)
                         for warning in normalized.warnings {
@@ -154,13 +197,18 @@ public struct FilmImport {
                     continue
                 }
                 if batch.count >= batchSize { try await commit() }
+                if tmdbBatch.films.count + tmdbBatch.mappings.count >= batchSize { try await commitTMDb() }
             }
         } catch {
             // What was read before a read error is good: it is kept.
-            if case .cannotRead = error { try await commit() }
+            if case .cannotRead = error {
+                try await commit()
+                try await commitTMDb()
+            }
             throw error
         }
         try await commit()
+        try await commitTMDb()
         return tally
     }
 
@@ -183,6 +231,8 @@ public struct ImportTally: Sendable, Equatable {
     public var counts = ImportCounts()
     /// Lines skipped, each reported with its `file:line`.
     public var bad = 0
+    /// TMDb entries and mappings added, updated and kept.
+    public var tmdb = TMDbImportCounts()
 
     /// Nothing read yet.
     public init() {}
@@ -190,10 +240,14 @@ public struct ImportTally: Sendable, Equatable {
     /// Lines that gave a film, whatever the cache did with it.
     public var films: Int { counts.added + counts.updated + counts.kept }
 
+    /// Lines that gave a film, a TMDb entry or a TMDb mapping, whatever the cache did with them.
+    public var imported: Int { films + tmdb.entries + tmdb.mappings }
+
     /// Adds `other`'s counts to these.
     public static func += (tally: inout ImportTally, other: ImportTally) {
         tally.read += other.read
         tally.counts += other.counts
         tally.bad += other.bad
+        tally.tmdb += other.tmdb
     }
 }

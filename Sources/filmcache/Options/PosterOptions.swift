@@ -67,6 +67,19 @@ struct PosterOptions: ParsableArguments {
         cache: any PosterIndex, store: PosterStore, settings: PosterSettings, fetchedSince: Date?, prune: Bool,
         stop: WarmStop, logger: Logger, time: TimeSource
     ) async throws(PosterJobError) -> PosterSummary {
+        try await run(
+            cache: cache, store: store, settings: settings, prune: prune, logger: logger, time: time
+        ) { (job) throws(PosterJobError) in
+            try await job.run(fetchedSince: fetchedSince, stop: stop)
+        }
+    }
+
+    /// Runs `fetch` with a poster job over `cache` into `store`, on its own transport and pace (the
+    /// image hosts' transport, which carries no credential), then prunes when asked; prints the summary.
+    static func run(
+        cache: any PosterIndex, store: PosterStore, settings: PosterSettings, prune: Bool, logger: Logger,
+        time: TimeSource, fetch: (PosterJob) async throws(PosterJobError) -> PosterSummary
+    ) async throws(PosterJobError) -> PosterSummary {
         var options = CurlMultiTransport.Options()
         options.maxInFlight = settings.maxInFlight
         options.maxBodyBytes = settings.maxBytes
@@ -76,7 +89,7 @@ struct PosterOptions: ParsableArguments {
         let job = PosterJob(
             cache: cache, store: store, transport: transport, settings: settings,
             time: time, logger: logger)
-        var summary = try await job.run(fetchedSince: fetchedSince, stop: stop)
+        var summary = try await fetch(job)
         if prune && !summary.stopped { summary.pruned = try await job.prune() }
         print(PosterReport.text(summary, store: store.root))
         return summary

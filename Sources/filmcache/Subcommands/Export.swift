@@ -6,7 +6,7 @@ import Foundation
 extension FilmCacheCommand {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write the cached films to standard output as JSON Lines or CSV.",
+            abstract: "Write the cached films (and TMDb's entries) to standard output as JSON Lines or CSV.",
             usage: "filmcache export [--db <db>] [--format <format>] [--since <instant>]",
             discussion: """
                 Reads the cache only: the database is opened read-only, never created or
@@ -18,18 +18,29 @@ extension FilmCacheCommand {
                 running warm is never held up; on a terminal a progress line is shown on
                 standard error.
 
+                A cache that holds TMDb's entries too exports them after the films, as lines
+                of their own: {"tmdb":{...,"fetched_at":...,"body":{...}}} with TMDb's body
+                embedded byte for byte, then {"tmdb_find":{"imdb_id":...,"media_type":...,
+                "tmdb_id":...,"checked_at":...}}, TMDb's answer to which entry an IMDb ID is
+                (both null when none). --source omdb or --source tmdb exports one source;
+                the default is every source the cache holds, so a cache of OMDb's films
+                alone exports exactly what it always did. CSV holds one source's columns:
+                --source tmdb --format csv writes TMDb's entries' columns (no body, no
+                mappings), and a CSV export of a cache holding both needs --source.
+
                 A PostgreSQL cache is not exported: dump it with pg_dump, or copy it to a
                 file first (filmcache db copy URL films.sqlite).
 
-                Exit status: 0 written; 64 usage (a PostgreSQL URL at --db); 66 no database
-                at --db; 74 the database or standard output failed (a full disk, a reader
-                that went away: | head).
+                Exit status: 0 written; 64 usage (a PostgreSQL URL at --db, CSV of both
+                sources); 66 no database at --db; 74 the database or standard output
+                failed (a full disk, a reader that went away: | head).
 
                 Examples:
                   filmcache export --db films.sqlite > films.jsonl
                   filmcache export --db films.sqlite --format csv > films.csv
                   filmcache export --db films.sqlite --since 2026-11-01 \\
                     | gzip > recent.jsonl.gz
+                  filmcache export --db films.sqlite --source tmdb --format csv > tmdb.csv
                 """
         )
 
@@ -40,9 +51,16 @@ extension FilmCacheCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Only films fetched at or after this instant: 2026-11-01T00:00:00Z, an offset form, or a date"
-                    + " (midnight UTC).", valueName: "instant"))
+                "Only films (and TMDb entries and mappings) fetched at or after this instant: 2026-11-01T00:00:00Z,"
+                    + " an offset form, or a date (midnight UTC).", valueName: "instant"))
         var since: InstantArgument?
+
+        @Option(
+            name: .customLong("source"),
+            help: ArgumentHelp(
+                "omdb (the films) or tmdb (TMDb's entries and mappings); repeat for both. Default: every source the"
+                    + " cache holds.", valueName: "source"))
+        var sources: [ExportSource] = []
 
         @Flag(help: "Show no progress line on a terminal.")
         var noProgress = false
@@ -57,10 +75,86 @@ extension FilmCacheCommand {
                 throw fail("no cache database at \(LogText.escaped(database))", status: ExitStatus.noInput)
             }
             let (format, since, noProgress) = (format, since?.date, noProgress)
+            // TMDb's side, when asked for or when the cache may hold it: opened read-only.
+            var cache: (any CacheBackend)?
+            var tmdb: (any TMDbStore)?
+            if sources.isEmpty || sources.contains(.tmdb) {
+                let opened = try await common.open(
+                    .sqlite(path: database), job: nil, logger: try common.makeLogger(), readOnly: true)
+                cache = opened
+                tmdb = tmdbStore(of: opened)
+            }
+            var writesTMDb = sources.contains(.tmdb)
+            if sources.isEmpty, let tmdb {
+                do {
+                    writesTMDb = try await TMDbExport(store: tmdb).holdsAny()
+                } catch {
+                    throw fail(error.description, status: ExitStatus.ioError)
+                }
+            }
+            let writesFilms = sources.isEmpty || sources.contains(.omdb)
+            if format == .csv && writesFilms && writesTMDb {
+                throw fail(
+                    (sources.isEmpty ? "this cache holds OMDb's films and TMDb's entries, and " : "")
+                        + "a CSV export holds one source's columns: name it with --source omdb or --source tmdb"
+                        + " (JSON Lines holds both)", status: ExitStatus.usage)
+            }
             // Its reads and writes block (on a locked file, on a slow reader of the output): on a
             // queue of their own, never on a thread of the cooperative pool.
-            try await DispatchQueue(label: "filmcache.export").run {
-                try Self.export(database, format: format, since: since, noProgress: noProgress)
+            let queue = DispatchQueue(label: "filmcache.export")
+            if writesFilms {
+                try await queue.run {
+                    try Self.export(database, format: format, since: since, noProgress: noProgress)
+                }
+            }
+            if writesTMDb {
+                if let tmdb {
+                    try await Self.exportTMDb(
+                        tmdb, format: format, since: since, queue: queue, database: database,
+                        showsProgress: !noProgress && TerminalStatusLine.standardErrorIsTerminal && isatty(1) == 0)
+                } else {
+                    if format == .csv { try await Self.write(TMDbCSV.header, on: queue) }
+                    StandardError.write("filmcache export: \(database) keeps no TMDb entries; none written")
+                }
+            }
+            await cache?.close()
+        }
+
+        /// Writes TMDb's entries (and, as JSON Lines, its mappings) to standard output.
+        private static func exportTMDb(
+            _ store: any TMDbStore, format: ExportFormat, since: Date?, queue: DispatchQueue, database: String,
+            showsProgress: Bool
+        ) async throws {
+            let export = TMDbExport(store: store, since: since)
+            let sink: TMDbExport.Sink = { (bytes) throws(TransferError) in try await Self.write(bytes, on: queue) }
+            do {
+                switch format {
+                case .jsonl:
+                    let written = try await export.writeLines(to: sink)
+                    if showsProgress {
+                        StandardError.write(
+                            "filmcache export: \(written.entries) TMDb entries, \(written.mappings) mappings"
+                                + " from \(database)")
+                    }
+                case .csv:
+                    let written = try await export.writeCSV(to: sink)
+                    if showsProgress {
+                        StandardError.write("filmcache export: \(written) TMDb entries from \(database)")
+                    }
+                }
+            } catch .outputClosed {
+                throw fail("standard output was closed; the export stopped before its end", status: ExitStatus.ioError)
+            } catch {
+                throw fail(error.description, status: ExitStatus.ioError)
+            }
+        }
+
+        /// Writes `bytes` to standard output on `queue`.
+        private static func write(_ bytes: [UInt8], on queue: DispatchQueue) async throws(TransferError) {
+            try await queue.run { () throws(TransferError) in
+                guard let failure = FileWrite.all(bytes, to: 1) else { return }
+                if failure == EPIPE { throw .outputClosed }
+                throw .cannotWrite(reason: String(cString: strerror(failure)))
             }
         }
 
@@ -93,3 +187,5 @@ extension FilmCacheCommand {
 }
 
 extension ExportFormat: ExpressibleByArgument {}
+
+extension ExportSource: ExpressibleByArgument {}

@@ -21,6 +21,13 @@ extension FilmCacheCommand {
                 an imdbID is read again. The database is created or migrated when needed;
                 import takes no run lock and can run beside a warm.
 
+                TMDb's lines of an export ({"tmdb":...} entries, {"tmdb_find":...} mappings)
+                are loaded the same way, in transactions of their own: the newer fetched_at
+                or checked_at wins, and each entry's columns are read again from its body,
+                whose id and kind must be the line's. Into a cache that keeps no TMDb
+                entries they are bad lines. A block after the films' counts says what
+                became of them.
+
                 Exit status: 0 every line imported or kept; 64 usage; 65 lines were skipped,
                 a file held no film, or held nothing at all (an empty input, a pipe whose
                 writer failed), each said on standard error, what could be read imported;
@@ -62,7 +69,7 @@ extension FilmCacheCommand {
                 }
             }
             let store = try await common.open(location, job: nil, logger: logger)
-            let importer = FilmImport(store: store, now: now, logger: logger)
+            let importer = FilmImport(store: store, tmdb: tmdbStore(of: store), now: now, logger: logger)
             let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal
             var total = ImportTally()
             var empty: [String] = []
@@ -80,18 +87,18 @@ extension FilmCacheCommand {
                     total += tally
                     if tally.read == 0 {
                         nothing.append(input.name)
-                    } else if tally.films == 0 {
+                    } else if tally.imported == 0 {
                         empty.append(input.name)
                     }
                 } catch {
                     TerminalStatusLine.standardError.clear()
-                    print(ImportReport.text(total, files: inputs.count, database: database))
+                    Self.printReport(total, files: inputs.count, database: database)
                     throw fail(error.description, status: CommonOptions.exitStatus(for: error))
                 }
             }
             TerminalStatusLine.standardError.clear()
             await store.close()
-            print(ImportReport.text(total, files: inputs.count, database: database))
+            Self.printReport(total, files: inputs.count, database: database)
             var problems: [String] = []
             if !nothing.isEmpty {
                 problems.append(
@@ -100,7 +107,8 @@ extension FilmCacheCommand {
             }
             if !empty.isEmpty {
                 problems.append(
-                    "no line of \(empty.map(LogText.escaped).joined(separator: ", ")) is a film that could be imported")
+                    "no line of \(empty.map(LogText.escaped).joined(separator: ", ")) is a film"
+                        + " (or a TMDb entry) that could be imported")
             }
             if total.bad > 0 {
                 problems.append("\(total.bad) line\(total.bad == 1 ? " was" : "s were") skipped (see the warnings)")
@@ -108,6 +116,12 @@ extension FilmCacheCommand {
             if !problems.isEmpty {
                 throw fail(problems.joined(separator: "; "), status: ExitStatus.dataError)
             }
+        }
+
+        /// Prints the films' counts, and TMDb's when any TMDb line was imported.
+        private static func printReport(_ total: ImportTally, files: Int, database: String) {
+            print(ImportReport.text(total, files: files, database: database))
+            if total.tmdb.entries + total.tmdb.mappings > 0 { print(TMDbImportCounts.report(total.tmdb)) }
         }
     }
 }
