@@ -82,7 +82,7 @@ extension FilmCacheCommand {
                 let opened = try await common.open(
                     .sqlite(path: database), job: nil, logger: try common.makeLogger(), readOnly: true)
                 cache = opened
-                tmdb = tmdbStore(of: opened)
+                tmdb = opened
             }
             var writesTMDb = sources.contains(.tmdb)
             if sources.isEmpty, let tmdb {

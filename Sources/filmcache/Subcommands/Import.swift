@@ -69,7 +69,7 @@ extension FilmCacheCommand {
                 }
             }
             let store = try await common.open(location, job: nil, logger: logger)
-            let importer = FilmImport(store: store, tmdb: tmdbStore(of: store), now: now, logger: logger)
+            let importer = FilmImport(store: store, tmdb: store, now: now, logger: logger)
             let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal
             var total = ImportTally()
             var empty: [String] = []

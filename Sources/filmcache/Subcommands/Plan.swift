@@ -90,7 +90,7 @@ extension FilmCacheCommand {
             if planned.contains("tmdb") {
                 do {
                     tmdb = try await TMDbNightPlan.make(
-                        worklist: worklist, store: TMDbAccess.store(store),
+                        worklist: worklist, store: store,
                         ttl: values.value(.tmdbTTLDays) * FreshnessPolicy.day,
                         findTTL: values.value(.tmdbFindTTLDays) * FreshnessPolicy.day, now: now)
                 } catch {

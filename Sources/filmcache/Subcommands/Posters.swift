@@ -108,14 +108,8 @@ extension FilmCacheCommand {
                 let cache = try await common.open(location, job: job, logger: logger, pool: pool)
                 let summary: PosterSummary
                 if let endpoint {
-                    guard let tmdb = tmdbStore(of: cache) else {
-                        await cache.close()
-                        StandardError.write(
-                            "filmcache posters: \(location.displayName) keeps no TMDb entries; none fetched")
-                        return PosterSummary()
-                    }
                     summary = try await Self.runTMDb(
-                        cache: cache, tmdb: tmdb, endpoint: endpoint, size: size ?? TMDbImages.defaultSize,
+                        cache: cache, tmdb: cache, endpoint: endpoint, size: size ?? TMDbImages.defaultSize,
                         store: store,
                         settings: posterOptions.settings(job: job), tmdbRate: tmdbRate(job: job), prune: prune,
                         stop: signals.stop, logger: logger, time: time)

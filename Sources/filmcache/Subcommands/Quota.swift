@@ -68,9 +68,7 @@ extension FilmCacheCommand {
                 status = try await QuotaStatus.load(
                     store: store, keyFingerprint: key, settings: settings,
                     dailyLimit: planning.dailyLimit ?? job?.settings[.dailyLimit], now: now)
-                if let tmdbStore = TMDbAccess.store(store) {
-                    tmdb = try await TMDbCallHistory.load(store: tmdbStore, now: now, days: status.history.count)
-                }
+                tmdb = try await TMDbCallHistory.load(store: store, now: now, days: status.history.count)
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }

@@ -64,10 +64,8 @@ extension FilmCacheCommand {
                     film = try await store.film(alias)
                     target = alias
                 }
-                if let tmdbStore = TMDbAccess.store(store) {
-                    tmdb = try await TMDbSide.load(imdbID, from: tmdbStore)
-                    if tmdb == nil, let target { tmdb = try await TMDbSide.load(target, from: tmdbStore) }
-                }
+                tmdb = try await TMDbSide.load(imdbID, from: store)
+                if tmdb == nil, let target { tmdb = try await TMDbSide.load(target, from: store) }
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }

@@ -53,7 +53,7 @@ extension FilmCacheCommand {
             do {
                 stats = try await CacheStats.load(
                     store: store, database: location.displayName, file: location.sqlitePath, settings: settings,
-                    worklist: worklist, now: now, tmdb: TMDbAccess.store(store),
+                    worklist: worklist, now: now, tmdb: store,
                     tmdbTTL: (job?.settings ?? SettingValues()).value(.tmdbTTLDays) * FreshnessPolicy.day)
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))

@@ -11,7 +11,7 @@ extension FilmCacheCommand.Warm {
     /// run that would have exited 0 exits 74 instead (docs/METRICS.md).
     @discardableResult
     func writeMetrics(
-        to metricsFile: String?, _ summary: WarmSummary?, status: Int32, _ store: any QuotaReportStore,
+        to metricsFile: String?, _ summary: WarmSummary?, status: Int32, _ store: any QuotaReportStore & TMDbStore,
         _ configuration: WarmConfiguration,
         since started: ContinuousClock.Instant, now: @Sendable () -> Date
     ) async -> Bool {
@@ -20,7 +20,7 @@ extension FilmCacheCommand.Warm {
             let metrics = try await WarmMetrics.read(
                 from: store, summary: summary, exitStatus: status, duration: ContinuousClock.now - started,
                 keyFingerprint: configuration.apiKey.fingerprint, settings: configuration.planSettings, now: now(),
-                tmdb: TMDbAccess.store(store))
+                tmdb: store)
             try MetricsTextfile.write(metrics, to: metricsFile)
             return true
         } catch {
