@@ -85,8 +85,9 @@ struct TMDbServeFixture {
     /// Where the scripted TMDb is.
     static let base = "http://tmdb.invalid/3"
 
-    /// The application asking `upstream` for TMDb (no TMDb token when `withToken` is false).
-    static func make(upstream: ScriptedTMDb, withToken: Bool = true, settings: ServeSettings = ServeSettings())
+    /// The application asking `upstream` for TMDb (no TMDb token when `withToken` is false), each
+    /// request waiting for TMDb at most `deadline`.
+    static func make(upstream: ScriptedTMDb, withToken: Bool = true, deadline: Duration = .seconds(3_600))
         async throws -> TMDbServeFixture
     {
         let logger = Logger(label: "serve-tmdb-tests") { _ in SwiftLogNoOpLogHandler() }
@@ -95,9 +96,10 @@ struct TMDbServeFixture {
         let store = MemoryBackend(wall: wall.wall)
         var configuration = WarmConfiguration(databasePath: "memory", worklists: [], apiKey: APIKey("omdb-key")!)
         configuration.baseURL = "http://omdb.invalid/"
-        var settings = settings
-        // No request gives up waiting for TMDb: on a loaded machine the deadline must not decide an answer.
-        settings.requestDeadline = .seconds(3_600)
+        var settings = ServeSettings()
+        // By default no request gives up waiting for TMDb: on a loaded machine the deadline must
+        // not decide an answer.
+        settings.requestDeadline = deadline
         let omdb = ScriptedUpstream { _, _ in .failure(.other("OMDb is not asked here")) }
         let engine = ServeEngine(
             store: store, tokens: try ServeTokens(text: token + "\n", file: "tokens"), configuration: configuration,
@@ -121,5 +123,18 @@ struct TMDbServeFixture {
             engine: engine, tmdb: tmdb, metrics: metrics, pages: pages,
             options: ServeListenOptions(host: "127.0.0.1", port: 0), time: time, logger: logger)
         return TMDbServeFixture(store: store, wall: wall, upstream: upstream, tmdb: tmdb, metrics: metrics, app: app)
+    }
+}
+
+extension TMDbServeFixture {
+    /// Waits, polling, at most `limit` until the cache holds an answer under `key`; whether it does.
+    func waitForAnswer(_ key: String, within limit: Duration = .seconds(300)) async -> Bool {
+        let clock = ContinuousClock()
+        let end = clock.now + limit
+        while clock.now < end {
+            if (try? await store.answer(for: key)) != nil { return true }
+            try? await clock.sleep(for: .milliseconds(5))
+        }
+        return (try? await store.answer(for: key)) != nil
     }
 }

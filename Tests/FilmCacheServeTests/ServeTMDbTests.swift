@@ -150,6 +150,26 @@ import Testing
         #expect(upstream.requests.count == 1)
     }
 
+    @Test func aRequestPastItsDeadlineGets503AndTheCallStoresItsAnswerForTheNext() async throws {
+        let hold = Latch()
+        let upstream = ScriptedTMDb(hold: hold) { _, _ in ScriptedTMDb.ok(Self.fightClub) }
+        // A deadline already passed: the request never waits for the held call.
+        let fixture = try await TMDbServeFixture.make(upstream: upstream, deadline: .zero)
+        try await fixture.app.test(.router) { client in
+            let late = try await client.execute(uri: "/3/movie/550?api_key=\(Self.token)", method: .get)
+            #expect(late.status == .serviceUnavailable)
+            #expect(late.headers[.retryAfter] == "1")
+            #expect(String(buffer: late.body).hasPrefix(#"{"success":false,"status_code":9,"#))
+            hold.open()
+            // The call went on and stores TMDb's answer: the next request finds it.
+            #expect(await fixture.waitForAnswer("tmdb /3/movie/550"))
+            let next = try await client.execute(uri: "/3/movie/550?api_key=\(Self.token)", method: .get)
+            #expect(next.status == .ok)
+            #expect(next.headers[Self.cache] == "hit")
+        }
+        #expect(upstream.requests.count == 1)
+    }
+
     @Test func anExpiredAnswerIsServedStaleWhenTMDbFails() async throws {
         let upstream = ScriptedTMDb { _, _ in ScriptedTMDb.ok(Self.fightClub) }
         let fixture = try await TMDbServeFixture.make(upstream: upstream)
