@@ -35,6 +35,9 @@ public struct ServeListenOptions: Sendable {
 /// `filmcache serve`'s HTTP side: OMDb's `GET /?apikey=…&…` answered by the engine, `/healthz`,
 /// `/quota`, `/metrics`, and the dashboard at `/` (a request with no query).
 ///
+/// With a ``TMDbServeEngine``, TMDb's paths under `/3/` are answered too (`/3/movie/550?api_key=TOKEN`),
+/// so an app changes only TMDb's base URL.
+///
 /// `/healthz` and `/metrics` are open, for load balancers and Prometheus (they show counts, no
 /// film). The dashboard and `/quota` show what apps ask for and the key's day: they take a client
 /// token, as `Authorization: Bearer TOKEN`, as HTTP Basic's password (a browser asks for it; any
@@ -47,11 +50,12 @@ public enum ServeHTTP {
     ///
     /// `listening` is told the port once the socket is bound.
     public static func run(
-        engine: ServeEngine, metrics: ServeMetrics, pages: ServePages, options: ServeListenOptions, time: TimeSource,
-        logger: Logger, beside: [any Service] = [], listening: @escaping @Sendable (Int) async -> Void = { _ in }
+        engine: ServeEngine, tmdb: TMDbServeEngine? = nil, metrics: ServeMetrics, pages: ServePages,
+        options: ServeListenOptions, time: TimeSource, logger: Logger, beside: [any Service] = [],
+        listening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let app = application(
-            engine: engine, metrics: metrics, pages: pages, options: options, time: time, logger: logger,
+            engine: engine, tmdb: tmdb, metrics: metrics, pages: pages, options: options, time: time, logger: logger,
             listening: listening)
         // Shut down in reverse: the server first (its requests finish), then the last demand, then
         // the ledger's release, then what the others stood on.
@@ -71,8 +75,9 @@ public enum ServeHTTP {
     ///
     /// Tests drive it in process (HummingbirdTesting's `.router`) or on a real port (`.live`).
     public static func application(
-        engine: ServeEngine, metrics: ServeMetrics, pages: ServePages, options: ServeListenOptions, time: TimeSource,
-        logger: Logger, listening: @escaping @Sendable (Int) async -> Void = { _ in }
+        engine: ServeEngine, tmdb: TMDbServeEngine? = nil, metrics: ServeMetrics, pages: ServePages,
+        options: ServeListenOptions, time: TimeSource, logger: Logger,
+        listening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         /// `handler` for GET, and for HEAD with the body left out (its length kept).
@@ -97,6 +102,7 @@ public enum ServeHTTP {
             metrics.record(answer.outcome, after: took)
             return Self.response(answer.status, answer.body, type: answer.contentType, extra: answer.headers)
         }
+        if let tmdb { routeTMDb(tmdb, metrics: metrics, options: options, time: time, route: route) }
         route("/healthz") { _ -> Response in
             let health = await pages.health()
             return Self.response(health.ok ? 200 : 503, Array(health.json.utf8))
@@ -130,6 +136,31 @@ public enum ServeHTTP {
             },
             logger: logger)
         return app
+    }
+
+    /// TMDb's paths, `/3/…`, answered by `tmdb` in TMDb's shapes and counted apart in `metrics`.
+    private static func routeTMDb(
+        _ tmdb: TMDbServeEngine, metrics: ServeMetrics, options: ServeListenOptions, time: TimeSource,
+        route: (RouterPath, @escaping @Sendable (Request) async -> Response) -> Void
+    ) {
+        let respond: @Sendable (Request) async -> Response = { request in
+            let query = request.uri.query ?? ""
+            guard query.utf8.count <= options.maxRequestLine, request.uri.path.utf8.count <= options.maxRequestLine
+            else {
+                metrics.recordTMDb(.refused, after: .zero)
+                return Self.response(414, TMDbServeAnswer.tooLong, type: TMDbServeAnswer.contentType, extra: [])
+            }
+            let (answer, took) = await timed(on: time.clock) {
+                await tmdb.respond(
+                    path: request.uri.path, items: QueryItems.parse(query[...]),
+                    authorization: request.headers[.authorization])
+            }
+            metrics.recordTMDb(answer.outcome, after: took)
+            return Self.response(answer.status, answer.body, type: answer.contentType, extra: answer.headers)
+        }
+        // `/3` itself and `/3/` too: TMDb's 404, as for any path it does not have.
+        route("/3", respond)
+        route("/3/**", respond)
     }
 
     /// What `body` returns, and how long it took on `clock`.

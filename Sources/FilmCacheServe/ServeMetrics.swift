@@ -5,7 +5,8 @@ import Prometheus
 import Synchronization
 
 /// `filmcache serve`'s metrics, kept with swift-metrics in a Prometheus registry of their own and
-/// shown at `/metrics`: requests by outcome, their latency, OMDb calls by answer, the quota.
+/// shown at `/metrics`: requests by outcome, their latency, OMDb calls by answer, the quota; and
+/// apart, TMDb's requests by outcome and TMDb calls by answer.
 ///
 /// Labels carry outcomes and statuses only: never a token, a key or a query.
 public final class ServeMetrics: Sendable {
@@ -18,6 +19,8 @@ public final class ServeMetrics: Sendable {
     private let quotaLimit: Metrics.Gauge
     private let quotaLeft: Metrics.Gauge
     private let quotaReset: Metrics.Gauge
+    private let tmdbRequests: [ServeResponse.Outcome: Metrics.Counter]
+    private let tmdbUpstream = Mutex<[String: Metrics.Counter]>([:])
     /// Requests by outcome, also kept here for the dashboard's hit ratio.
     private let tallies = Mutex<[ServeResponse.Outcome: Int]>([:])
 
@@ -36,6 +39,13 @@ public final class ServeMetrics: Sendable {
                 label: "filmcache_serve_requests_total", dimensions: [("outcome", outcome.rawValue)], factory: factory)
         }
         self.requests = requests
+        var tmdbRequests: [ServeResponse.Outcome: Metrics.Counter] = [:]
+        for outcome in ServeResponse.Outcome.allCases {
+            tmdbRequests[outcome] = Metrics.Counter(
+                label: "filmcache_serve_tmdb_requests_total", dimensions: [("outcome", outcome.rawValue)],
+                factory: factory)
+        }
+        self.tmdbRequests = tmdbRequests
         latency = Metrics.Timer(label: "filmcache_serve_request_duration_seconds", factory: factory)
         quotaUsed = Metrics.Gauge(label: "filmcache_serve_quota_used_calls", factory: factory)
         quotaLimit = Metrics.Gauge(label: "filmcache_serve_quota_limit_calls", factory: factory)
@@ -53,6 +63,25 @@ public final class ServeMetrics: Sendable {
     public func count(_ outcome: ServeResponse.Outcome) {
         requests[outcome]?.increment()
         tallies.withLock { $0[outcome, default: 0] += 1 }
+    }
+
+    /// Counts one answered TMDb request (a path under `/3/`) and how long it took.
+    public func recordTMDb(_ outcome: ServeResponse.Outcome, after duration: Duration) {
+        tmdbRequests[outcome]?.increment()
+        latency.recordNanoseconds(duration.inNanoseconds)
+    }
+
+    /// Counts one call to TMDb by how it was answered (`200`, `404`, `429`, `transport`).
+    package func tmdbUpstreamCall(_ answer: String) {
+        let counter = tmdbUpstream.withLock { counters in
+            if let counter = counters[answer] { return counter }
+            let counter = Metrics.Counter(
+                label: "filmcache_serve_tmdb_upstream_calls_total", dimensions: [("answer", answer)],
+                factory: factory)
+            counters[answer] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// Requests by outcome since the start.
@@ -106,5 +135,31 @@ public struct CountingTransport: HTTPTransport {
             metrics.upstreamCall("transport")
             throw error
         }
+    }
+}
+
+/// A transport that counts each TMDb call in the metrics by its answer.
+public struct TMDbCountingTransport: HTTPRequestTransport {
+    let base: any HTTPRequestTransport
+    let metrics: ServeMetrics
+
+    public init(_ base: any HTTPRequestTransport, metrics: ServeMetrics) {
+        self.base = base
+        self.metrics = metrics
+    }
+
+    public func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPResponse {
+        do {
+            let response = try await base.send(request)
+            metrics.tmdbUpstreamCall("\(response.status)")
+            return response
+        } catch {
+            metrics.tmdbUpstreamCall("transport")
+            throw error
+        }
+    }
+
+    public func get(_ url: String) async throws(TransportFailure) -> HTTPResponse {
+        try await send(HTTPRequest(url: url))
     }
 }

@@ -19,7 +19,7 @@ public final class ServeEngine: Sendable {
     private let upstream: ServeUpstream
     private let time: TimeSource
     private let logger: Logger
-    private let flights: ServeFlights
+    private let flights: ServeFlights<ServeResolution>
     private let normalizer = FilmNormalizer()
     private let memo: AnswerMemo
     /// The request counts, written to the cache while its ``DemandFlusher/run()`` runs.

@@ -7,13 +7,13 @@ import Synchronization
 /// In the process, the first request for a key leads a ``ServeFlight`` the others wait on. Across
 /// processes, the leader holds the key in the database (a claim with a lease) while it fetches; a
 /// process that finds the key held waits until it is let go and then reads the answer the other
-/// stored, so OMDb is asked once.
-final class ServeFlights: Sendable {
+/// stored, so OMDb (or TMDb) is asked once.
+final class ServeFlights<Resolution: Sendable>: Sendable {
     private let store: any WorkClaims
     private let settings: ServeSettings
     private let time: TimeSource
     private let logger: Logger
-    private let flights = Mutex<[String: ServeFlight]>([:])
+    private let flights = Mutex<[String: ServeFlight<Resolution>]>([:])
     /// Who this process is among the serve processes holding flights on the database.
     private let holder = Int.random(in: Int.min..<0)
 
@@ -27,10 +27,10 @@ final class ServeFlights: Sendable {
 
     /// Runs `fetch` once for every request asking `key` while it runs; each waits at most the
     /// request deadline (`nil` then).
-    func fly(_ key: String, _ fetch: @escaping @Sendable () async -> ServeResolution) async -> ServeResolution? {
-        let (flight, leads) = flights.withLock { flights -> (ServeFlight, Bool) in
+    func fly(_ key: String, _ fetch: @escaping @Sendable () async -> Resolution) async -> Resolution? {
+        let (flight, leads) = flights.withLock { flights -> (ServeFlight<Resolution>, Bool) in
             if let flight = flights[key] { return (flight, false) }
-            let flight = ServeFlight()
+            let flight = ServeFlight<Resolution>()
             flights[key] = flight
             return (flight, true)
         }
@@ -51,8 +51,8 @@ final class ServeFlights: Sendable {
     /// it, waits until it lets go (its answer stored), its process is gone or its lease passes.
     /// `fetch` reads the cache first, so it finds what the other stored and asks OMDb for nothing.
     private func holdingFlight(
-        _ key: String, _ fetch: @Sendable () async -> ServeResolution
-    ) async -> ServeResolution {
+        _ key: String, _ fetch: @Sendable () async -> Resolution
+    ) async -> Resolution {
         // A long query is held by its digest: a key stays short enough for any index.
         let claimKey = "serve:" + (key.utf8.count <= 200 ? key : SHA256.hex(Array(key.utf8)))
         var pause = Duration.milliseconds(10)

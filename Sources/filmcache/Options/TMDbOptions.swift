@@ -2,12 +2,10 @@ import ArgumentParser
 import FilmCacheKit
 import Foundation
 
-/// Where a warm fetches from (`--source`), and how TMDb is asked: token file, endpoint, pace and
-/// freshness. Each flag overrides the job file's value; the token itself is never a flag.
+/// How TMDb is asked, for the commands that ask it: the token's file, the API's base, the rate and
+/// the calls at once. Each flag overrides the job file's value. The token itself comes from
+/// `TMDB_API_TOKEN` or a file, never from a flag's value (process arguments are public).
 struct TMDbOptions: ParsableArguments {
-    @Option(name: .customLong("source"), help: Setting.sources.argumentHelp(valueName: "omdb|tmdb"))
-    var sources: [String] = []
-
     @Option(help: Setting.tmdbTokenFile.argumentHelp(valueName: "file"))
     var tmdbTokenFile: String?
 
@@ -20,53 +18,46 @@ struct TMDbOptions: ParsableArguments {
     @Option(help: Setting.tmdbMaxInFlight.argumentHelp)
     var tmdbMaxInFlight: Int?
 
-    @Option(help: Setting.tmdbTTLDays.argumentHelp(valueName: "days"))
-    var tmdbTTLDays: Double?
-
-    @Option(help: Setting.tmdbFindTTLDays.argumentHelp(valueName: "days"))
-    var tmdbFindTTLDays: Double?
-
-    /// The flags given, by setting.
+    /// The TMDb flags given, by setting.
     var flags: SettingFlags {
         var flags = SettingFlags()
-        flags.add(.sources, sources.isEmpty ? nil : sources.map { $0.lowercased() })
         flags.add(.tmdbTokenFile, tmdbTokenFile)
         flags.add(.tmdbBaseURL, tmdbBaseURL)
         flags.add(.tmdbRate, tmdbRate)
         flags.add(.tmdbMaxInFlight, tmdbMaxInFlight)
-        flags.add(.tmdbTTLDays, tmdbTTLDays)
-        flags.add(.tmdbFindTTLDays, tmdbFindTTLDays)
         return flags
     }
 
     func validate() throws {
-        for source in sources where !JobKey.sourceNames.contains(source.lowercased()) {
-            throw ValidationError("--source \(source): not one of \(JobKey.sourceNames.joined(separator: ", "))")
-        }
         try flags.check()
     }
 
-    /// The sources to fetch from: the flags', else the job's, else OMDb alone.
-    func sources(job: JobFile?) -> Set<String> {
-        Set((job?.settings ?? SettingValues()).overlaid(by: flags.values).value(.sources))
+    /// The TMDb settings: the job file's, these flags over them.
+    func settings(job: JobFile?) -> SettingValues {
+        (job?.settings ?? SettingValues()).overlaid(by: flags.values)
     }
 
-    /// TMDb's part of a warm as the job file and these flags set it; exit 78 without a token or
-    /// with an endpoint that cannot work.
-    func configuration(job: JobFile?) throws -> TMDbWarmConfiguration {
-        let settings = (job?.settings ?? SettingValues()).overlaid(by: flags.values)
-        var configuration = TMDbWarmConfiguration(endpoint: try endpoint(settings))
-        configuration.apply(settings)
-        return configuration
-    }
-
-    /// TMDb's endpoint: the token from `--tmdb-token-file`, else the job's `tmdb_token_file`, else
-    /// `TMDB_API_TOKEN`; exit 78 when there is none or the base URL is not http(s).
-    func endpoint(_ settings: SettingValues) throws -> TMDbEndpoint {
-        do {
-            let token = try TMDbToken.load(
-                environment: ProcessInfo.processInfo.environment, file: settings[.tmdbTokenFile])
+    /// Where TMDb is asked and with which token: the token from the file the flags or the job
+    /// name, else from `TMDB_API_TOKEN`. With `required` false, `nil` when neither names one;
+    /// otherwise exit 78 then, as for a file that cannot be read or a base URL that cannot work.
+    func endpoint(
+        job: JobFile?, jobPath: String?, required: Bool,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> TMDbEndpoint? {
+        let settings = settings(job: job)
+        let file = settings[.tmdbTokenFile]
+        let variable = "TMDB_API_TOKEN"
+        if file == nil, !required,
+            (environment[variable] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        {
+            return nil
+        }
+        do throws(TMDbConfigurationError) {
+            let token = try TMDbToken.load(environment: environment, variable: variable, file: file)
             return try TMDbEndpoint(baseURL: settings.value(.tmdbBaseURL), token: token)
+        } catch .badBaseURL(let url) {
+            let source = tmdbBaseURL != nil ? "--tmdb-base-url" : "tmdb_base_url in \(jobPath ?? "the job file")"
+            throw fail("\(source) \(url): not an http or https URL", status: ExitStatus.configuration)
         } catch {
             throw fail(error.description, status: ExitStatus.configuration)
         }

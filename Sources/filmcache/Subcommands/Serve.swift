@@ -24,6 +24,16 @@ extension FilmCacheCommand {
                 503. Every request counts toward its film's demand, which the nightly plan
                 reads.
 
+                TMDb too: GET /3/find/{imdb_id}?external_source=imdb_id, /3/movie/{id},
+                /3/tv/{id}, /3/tv/{id}/season/{n}, /3/configuration and /3/search/multi,
+                with their query parameters, answered with TMDb's body and status, so an
+                app changes only TMDb's base URL (to http://HOST:PORT/3). The client
+                token comes as api_key= or Authorization: Bearer; TMDb is asked with the
+                cache's own token, from TMDB_API_TOKEN or --tmdb-token-file. Answers are
+                kept byte for byte with the same TTLs; a 429 from TMDb holds every TMDb
+                call for its Retry-After. Without a TMDb token, /3/ answers from the
+                cache only.
+
                 Also: /healthz, /quota (quota --json), /metrics (Prometheus), and / with
                 no query: a dashboard.
 
@@ -64,6 +74,8 @@ extension FilmCacheCommand {
         @OptionGroup var fetch: FetchOptions
 
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
+
+        @OptionGroup(title: "TMDb") var tmdbOptions: TMDbOptions
 
         func validate() throws {
             _ = try Self.address(listen)
@@ -121,6 +133,10 @@ extension FilmCacheCommand {
             let engine = ServeEngine(
                 store: store, tokens: tokens, configuration: configuration, settings: settings,
                 transport: CountingTransport(transport, metrics: metrics), time: time, logger: logger)
+            let tmdb = try tmdbEngine(
+                store: store, engine: engine, metrics: metrics, settings: settings, curl: options, job: job, time: time,
+                logger: logger)
+            defer { tmdb.transport?.shutdown() }
             let pages = ServePages(
                 store: store, configuration: configuration, metrics: metrics, now: time.wall.now, logger: logger)
 
@@ -132,14 +148,50 @@ extension FilmCacheCommand {
             if let deadline = given[.requestHeadTimeout] { listenOptions.headDeadline = deadline }
             do {
                 try await ServeHTTP.run(
-                    engine: engine, metrics: metrics, pages: pages, options: listenOptions, time: time,
+                    engine: engine, tmdb: tmdb.engine, metrics: metrics, pages: pages, options: listenOptions,
+                    time: time,
                     logger: logger, beside: [pool, reload])
             } catch {
                 await store.close()
                 throw fail("serve: \(error)", status: ExitStatus.unavailable)
             }
             await store.close()
-            logger.notice("stopped", metadata: ["upstream_calls": "\(engine.upstreamCalls)"])
+            logger.notice(
+                "stopped",
+                metadata: [
+                    "upstream_calls": "\(engine.upstreamCalls)", "tmdb_upstream_calls": "\(tmdb.engine.upstreamCalls)",
+                ])
+        }
+
+        /// TMDb's side of the endpoint over `store`, taking `engine`'s client tokens; with the
+        /// transport it asks TMDb through (none without a TMDb token: the cache's answers only).
+        private func tmdbEngine(
+            store: any CacheBackend, engine: ServeEngine, metrics: ServeMetrics, settings: ServeSettings,
+            curl options: CurlMultiTransport.Options, job: JobFile?, time: TimeSource, logger: Logger
+        ) throws -> (engine: TMDbServeEngine, transport: CurlMultiTransport?) {
+            var upstream: TMDbServeEngine.Upstream?
+            var transport: CurlMultiTransport?
+            if let endpoint = try tmdbOptions.endpoint(job: job, jobPath: jobOptions.path, required: false) {
+                let given = tmdbOptions.settings(job: job)
+                // OMDb's timeouts; TMDb's own calls at once, and room for its larger bodies.
+                var options = options
+                options.maxInFlight = given.value(.tmdbMaxInFlight)
+                options.maxBodyBytes = 16 << 20
+                let curl = CurlMultiTransport(options: options)
+                transport = curl
+                // The cache keeps TMDb's calls by day where its schema has TMDb's tables.
+                let calls = store as? any TMDbStore
+                if calls == nil { logger.notice("this cache keeps no count of TMDb calls") }
+                upstream = TMDbServeEngine.Upstream(
+                    endpoint: endpoint, transport: TMDbCountingTransport(curl, metrics: metrics),
+                    rate: given.value(.tmdbRate), maxInFlight: given.value(.tmdbMaxInFlight), calls: calls)
+            } else {
+                logger.notice("no TMDb token: TMDb's paths are answered from the cache only")
+            }
+            let tmdb = TMDbServeEngine(
+                store: store, accepts: { [engine] in engine.accepts(token: $0) }, upstream: upstream,
+                settings: settings, time: time, logger: logger)
+            return (tmdb, transport)
         }
     }
 }

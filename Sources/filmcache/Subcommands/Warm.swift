@@ -58,6 +58,8 @@ extension FilmCacheCommand {
 
         @OptionGroup var fetch: FetchOptions
 
+        @OptionGroup(title: "TMDb") var tmdbWarm: TMDbWarmOptions
+
         @OptionGroup(title: "TMDb") var tmdbOptions: TMDbOptions
 
         /// Whether to wait for another warm's run lock instead of exiting 75.
@@ -97,8 +99,9 @@ extension FilmCacheCommand {
             let now = time.wall.now
             // A PostgreSQL cache's pool runs in the group, beside the run and shut down after it.
             let pool = PostgresPoolService(time: time)
-            let sources = tmdbOptions.sources(job: job)
-            let tmdb = try sources.contains("tmdb") ? tmdbOptions.configuration(job: job).limited(
+            let sources = tmdbWarm.sources(job: job)
+            let tmdb = try sources.contains("tmdb")
+                ? tmdbWarm.configuration(job: job, jobPath: jobOptions.path, connection: tmdbOptions).limited(
                 to: runtime.maxRuntime?.duration ?? job?.maxRuntime) : nil
             try await CommandGroup.run(beside: [signals, pool], logger: logger) {
                 guard sources.contains("omdb") else {
