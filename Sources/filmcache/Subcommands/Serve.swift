@@ -179,12 +179,10 @@ extension FilmCacheCommand {
                 options.maxBodyBytes = 16 << 20
                 let curl = CurlMultiTransport(options: options)
                 transport = curl
-                // The cache keeps TMDb's calls by day where its schema has TMDb's tables.
-                let calls = store as? any TMDbStore
-                if calls == nil { logger.notice("this cache keeps no count of TMDb calls") }
+                // The cache keeps TMDb's calls by day.
                 upstream = TMDbServeEngine.Upstream(
                     endpoint: endpoint, transport: TMDbCountingTransport(curl, metrics: metrics),
-                    rate: given.value(.tmdbRate), maxInFlight: given.value(.tmdbMaxInFlight), calls: calls)
+                    rate: given.value(.tmdbRate), maxInFlight: given.value(.tmdbMaxInFlight), calls: store)
             } else {
                 logger.notice("no TMDb token: TMDb's paths are answered from the cache only")
             }
