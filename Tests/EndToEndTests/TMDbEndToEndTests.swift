@@ -151,3 +151,60 @@ extension StandInProcess {
         return data
     }
 }
+
+/// `filmcache serve` in front of TMDb, with the built binary and the stand-in as TMDb.
+@Suite(.serialized) struct TMDbServeEndToEndTests {
+    @Test func serveAnswersAMovieAndAFindByteForByteAsTMDbDidThenFromTheCache() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("serve-tmdb")
+            defer { scratch.removeUnlessKept() }
+            let standIn = try StandInProcess()
+            let serve = try ServeProcess(
+                database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir),
+                arguments: ["--tmdb-base-url", standIn.baseURL + "3", "--tmdb-rate", "0"],
+                environment: ["TMDB_API_TOKEN": TMDbEndToEndTests.token])
+            let imdbID = TMDbServeEndToEndTests.onTMDb(standIn)
+            let find = "/3/find/\(imdbID)?external_source=imdb_id"
+            let upstreamFind = try standIn.tmdb(find)
+            let movieID = try #require(
+                (try JSONSerialization.jsonObject(with: Data(upstreamFind)) as? [String: Any])
+                    .flatMap { ($0["movie_results"] as? [[String: Any]])?.first?["id"] as? Int })
+            let movie = "/3/movie/\(movieID)?append_to_response=credits,external_ids"
+            let upstreamMovie = try standIn.tmdb(movie)
+            let before = try standIn.tmdbStats()["requests"] as? Int ?? -1
+
+            // The app's own token, as api_key and as Bearer; TMDb's token never leaves serve.
+            let viaKey = try serve.get(find + "&api_key=\(ServeProcess.tokens[0])")
+            #expect(viaKey.status == 200 && Array(viaKey.body) == upstreamFind, "\(viaKey.text)")
+            let viaBearer = try serve.get(movie, headers: ["Authorization: Bearer \(ServeProcess.tokens[1])"])
+            #expect(viaBearer.status == 200 && Array(viaBearer.body) == upstreamMovie, "\(viaBearer.text)")
+            #expect(try standIn.tmdbStats()["requests"] as? Int == before + 2)
+
+            // Then from the cache: the same bytes, no call.
+            let again = try serve.get(movie, headers: ["Authorization: Bearer \(ServeProcess.tokens[0])"])
+            let findAgain = try serve.get(find + "&api_key=\(ServeProcess.tokens[1])")
+            #expect(Array(again.body) == upstreamMovie && Array(findAgain.body) == upstreamFind)
+            #expect(again.header("X-Cache") == "hit" && findAgain.header("X-Cache") == "hit")
+            #expect(try standIn.tmdbStats()["requests"] as? Int == before + 2)
+
+            let refused = try serve.get(movie + "&api_key=not-a-token")
+            #expect(refused.status == 401 && refused.text.contains("\"status_code\":7"), "\(refused.text)")
+            for answer in [viaKey, viaBearer, again, findAgain, refused] {
+                #expect(!answer.text.contains(TMDbEndToEndTests.token))
+                #expect(!answer.headers.values.contains { $0.contains(TMDbEndToEndTests.token) })
+            }
+            #expect(try !scratch.sqlite(".dump").contains(TMDbEndToEndTests.token))
+            #expect(!serve.binary.stderrSoFar.contains(TMDbEndToEndTests.token))
+        }
+    }
+
+    /// A corpus ID TMDb lists as a film.
+    static func onTMDb(_ standIn: StandInProcess) -> String {
+        let ids = ServeEndToEndTests.corpusIDs
+        for id in ids {
+            let body = (try? standIn.tmdb("/3/find/\(id)?external_source=imdb_id")) ?? []
+            if String(decoding: body, as: UTF8.self).contains("\"media_type\":\"movie\"") { return id }
+        }
+        return ids[0]
+    }
+}
