@@ -1,4 +1,5 @@
 import FilmCacheKit
+import FilmCacheSQL
 import Logging
 import PostgresNIO
 
@@ -261,29 +262,10 @@ enum PostgresSchema {
                     PRIMARY KEY (day, kind)
                 )
                 """,
-                "CREATE VIEW film_sources AS " + filmSourcesSelect,
+                "CREATE VIEW film_sources AS " + TMDbSQL.filmSourcesSelect,
             ]
         }
     }
-
-    /// The query of the `film_sources` view, as on SQLite (`Schema.filmSourcesSelect`).
-    static let filmSourcesSelect = """
-        WITH t AS (
-            SELECT e.imdb_id, e.media_type, e.tmdb_id, e.title, e.release_date, e.vote_average, e.poster_path,
-                   e.fetched_at,
-                   row_number() OVER (
-                       PARTITION BY e.imdb_id
-                       ORDER BY CASE WHEN m.media_type = e.media_type AND m.tmdb_id = e.tmdb_id THEN 0 ELSE 1 END,
-                                e.media_type, e.tmdb_id) AS pick
-            FROM tmdb_films AS e LEFT JOIN tmdb_find AS m ON m.imdb_id = e.imdb_id
-            WHERE e.imdb_id IS NOT NULL)
-        SELECT coalesce(f.imdb_id, t.imdb_id) AS imdb_id, f.title AS omdb_title, f.type AS omdb_type,
-               f.year_start AS omdb_year, f.imdb_rating, f.metascore, t.media_type AS tmdb_media_type,
-               t.tmdb_id, t.title AS tmdb_title, t.release_date AS tmdb_release_date,
-               t.vote_average AS tmdb_vote_average, t.poster_path AS tmdb_poster_path,
-               f.fetched_at AS omdb_fetched_at, t.fetched_at AS tmdb_fetched_at
-        FROM films AS f FULL OUTER JOIN (SELECT * FROM t WHERE pick = 1) AS t ON t.imdb_id = f.imdb_id
-        """
 
     /// The oldest version a read-only open accepts, as on SQLite (`Schema.oldestReadable`): the
     /// tables added since (version 8's `answers` and `demand`, version 9's TMDb tables) read as empty

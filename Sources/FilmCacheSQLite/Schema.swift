@@ -1,4 +1,5 @@
 import FilmCacheKit
+import FilmCacheSQL
 
 /// The cache database's schema on SQLite: each of the ``SchemaStep``s as SQL, its version kept in
 /// `PRAGMA user_version`. Never edit a shipped step; add one. docs/SCHEMA.md documents the result.
@@ -215,31 +216,10 @@ enum Schema {
                 calls INTEGER NOT NULL,
                 PRIMARY KEY (day, kind)
             ) WITHOUT ROWID;
-            CREATE VIEW film_sources AS \(filmSourcesSelect);
+            CREATE VIEW film_sources AS \(TMDbSQL.filmSourcesSelect);
             """
         }
     }
-
-    /// The query of the `film_sources` view: one row per IMDb ID in `films` or `tmdb_films`, OMDb's
-    /// columns beside TMDb's. Of several TMDb entries naming one IMDb ID, the one `/find` maps it
-    /// to stands, else the first by media type and ID. The same text on both backends.
-    static let filmSourcesSelect = """
-        WITH t AS (
-            SELECT e.imdb_id, e.media_type, e.tmdb_id, e.title, e.release_date, e.vote_average, e.poster_path,
-                   e.fetched_at,
-                   row_number() OVER (
-                       PARTITION BY e.imdb_id
-                       ORDER BY CASE WHEN m.media_type = e.media_type AND m.tmdb_id = e.tmdb_id THEN 0 ELSE 1 END,
-                                e.media_type, e.tmdb_id) AS pick
-            FROM tmdb_films AS e LEFT JOIN tmdb_find AS m ON m.imdb_id = e.imdb_id
-            WHERE e.imdb_id IS NOT NULL)
-        SELECT coalesce(f.imdb_id, t.imdb_id) AS imdb_id, f.title AS omdb_title, f.type AS omdb_type,
-               f.year_start AS omdb_year, f.imdb_rating, f.metascore, t.media_type AS tmdb_media_type,
-               t.tmdb_id, t.title AS tmdb_title, t.release_date AS tmdb_release_date,
-               t.vote_average AS tmdb_vote_average, t.poster_path AS tmdb_poster_path,
-               f.fetched_at AS omdb_fetched_at, t.fetched_at AS tmdb_fetched_at
-        FROM films AS f FULL OUTER JOIN (SELECT * FROM t WHERE pick = 1) AS t ON t.imdb_id = f.imdb_id
-        """
 
     /// The columns of `films` as versions 1 and 2 create them (version 2 rebuilt the table with a rowid).
     private static let filmColumns = """

@@ -21,7 +21,10 @@ import Testing
         if let now { environment["FILMCACHE_NOW"] = now }
         return try BuiltBinaries.run(
             "filmcache",
-            ["warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, "--tmdb-base-url", standIn.baseURL + "3"]
+            [
+                "warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, "--tmdb-base-url",
+                standIn.baseURL + "3",
+            ]
                 + extra + [watchlist], environment: environment)
     }
 
@@ -33,9 +36,11 @@ import Testing
         let films = Int(try sqlite("SELECT count(*) FROM films")) ?? 0
         let entries = Int(try sqlite("SELECT count(*) FROM tmdb_films")) ?? 0
         let negatives = Int(try sqlite("SELECT count(*) FROM tmdb_find WHERE tmdb_id IS NULL")) ?? 0
-        #expect(films > 200 && entries > 150 && negatives > 0, "films \(films), TMDb \(entries), not on TMDb \(negatives)")
+        #expect(
+            films > 200 && entries > 150 && negatives > 0, "films \(films), TMDb \(entries), not on TMDb \(negatives)")
         // Both sources joined by IMDb ID, and TMDb's bodies kept as TMDb sent them.
-        let joined = try sqlite("SELECT count(*) FROM film_sources WHERE omdb_title IS NOT NULL AND tmdb_id IS NOT NULL")
+        let joined = try sqlite(
+            "SELECT count(*) FROM film_sources WHERE omdb_title IS NOT NULL AND tmdb_id IS NOT NULL")
         #expect((Int(joined) ?? 0) >= entries - 5, "\(joined)")
         let (id, type) = try tmdbEntry()
         let upstream = try standIn.tmdb("/3/\(type)/\(id)?append_to_response=external_ids,images,credits,release_dates")
@@ -128,7 +133,8 @@ extension StandInProcess {
     func tmdb(_ path: String) throws -> [UInt8] {
         // The header from a file: a token is never a process argument.
         let header = NSTemporaryDirectory() + "tmdb-header-" + UUID().uuidString
-        try "Authorization: Bearer \(TMDbEndToEndTests.token)\n".write(toFile: header, atomically: true, encoding: .utf8)
+        try "Authorization: Bearer \(TMDbEndToEndTests.token)\n".write(
+            toFile: header, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: header) }
         return Array(try curl(["-fsS", "-H", "@" + header, baseURL + path.dropFirst()]))
     }

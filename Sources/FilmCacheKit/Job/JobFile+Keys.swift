@@ -3,6 +3,11 @@ extension JobFile {
     mutating func set(_ name: String, from reader: JobValueReader) throws(JobFileError.Issue) {
         guard let key = JobKey(rawValue: name) else {
             if JobKey.secretKeys.contains(name.lowercased()) {
+                guard !name.lowercased().hasPrefix("tmdb") else {
+                    throw reader.issue(
+                        "TMDb's token itself never goes in a job file; name a file holding it with tmdb_token_file"
+                            + " or set TMDB_API_TOKEN")
+                }
                 throw reader.issue(
                     "the API key itself never goes in a job file; name a file holding it with api_key_file"
                         + " or an environment variable with api_key_env")

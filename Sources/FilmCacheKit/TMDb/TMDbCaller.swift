@@ -99,9 +99,14 @@ package final class TMDbCaller: Sendable {
                 let wait =
                     response.retryAfter.flatMap { RetryAfter(headerValue: $0)?.delay(relativeTo: time.now) }
                     ?? .seconds(1)
-                guard wait <= Self.longestPause, limited <= 50 else {
-                    return .failed("TMDb kept answering 429 for \(path)")
+                guard wait <= Self.longestPause else {
+                    // Waiting that long would hold every worker: TMDb's part stops, the rest resumes later.
+                    let text =
+                        "TMDb asked to wait \(DurationText.compact(wait)) (Retry-After); the rest resumes next run"
+                    await pacer.stop(text)
+                    throw TMDbStopped(reason: text)
                 }
+                guard limited <= 50 else { return .failed("TMDb kept answering 429 for \(path)") }
                 await pacer.pause(for: max(wait, .milliseconds(1)))
                 logger.debug("TMDb over its rate; every TMDb request waits", metadata: ["retry_after": "\(wait)"])
                 continue

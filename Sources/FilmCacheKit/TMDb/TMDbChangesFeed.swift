@@ -27,7 +27,7 @@ struct TMDbChangesFeed {
 
     /// What a read came to.
     struct Read {
-            /// `read`, `recent`, `first-run`, `too-old` or `failed` (``TMDbWarmSummary/feed``).
+        /// `read`, `recent`, `first-run`, `too-old` or `failed` (``TMDbWarmSummary/feed``).
         var status: String
         /// Stored entries marked changed.
         var marked = 0
@@ -67,7 +67,8 @@ struct TMDbChangesFeed {
             start = end + 1
         }
         try await store.setTMDbChangesSynced(through: now)
-        logger.info("TMDb's changes feed read", metadata: ["since": "\(Timestamp.format(since))", "marked": "\(read.marked)"])
+        logger.info(
+            "TMDb's changes feed read", metadata: ["since": "\(Timestamp.format(since))", "marked": "\(read.marked)"])
         return read
     }
 

@@ -115,4 +115,16 @@ public struct TMDbWarmSummary: Sendable, Equatable, Codable {
 
     /// All calls sent.
     public var totalCalls: Int { calls.values.reduce(0, +) }
+
+    /// Adds what `other` (a part of the run) did to these counts; the first stop's reason stays.
+    mutating func add(_ other: TMDbWarmSummary) {
+        resolved += other.resolved
+        notOnTMDb += other.notOnTMDb
+        fetched += other.fetched
+        changedRefreshed += other.changedRefreshed
+        notFound += other.notFound
+        failed += other.failed
+        deferred += other.deferred
+        stopDetail = stopDetail ?? other.stopDetail
+    }
 }

@@ -142,14 +142,7 @@ public struct TMDbWarmJob: Sendable {
                 continue
             }
             let outcome = await work(plan, caller: caller, writer: writer, stop: stop)
-            summary.resolved += outcome.resolved
-            summary.notOnTMDb += outcome.notOnTMDb
-            summary.fetched += outcome.fetched
-            summary.changedRefreshed += outcome.changedRefreshed
-            summary.notFound += outcome.notFound
-            summary.failed += outcome.failed
-            summary.deferred += outcome.deferred
-            if let why = outcome.stopped { summary.stopDetail = summary.stopDetail ?? why }
+            summary.add(outcome)
             try await writer.flush()
         }
         try await writer.flush()
@@ -169,18 +162,6 @@ public struct TMDbWarmJob: Sendable {
         return summary
     }
 
-    /// What the workers did with one slice's plan.
-    private struct Outcome {
-        var resolved = 0
-        var notOnTMDb = 0
-        var fetched = 0
-        var changedRefreshed = 0
-        var notFound = 0
-        var failed = 0
-        var deferred = 0
-        var stopped: String?
-    }
-
     /// One piece of work: an ID to resolve (then its entry fetched), or an entry to fetch.
     private enum Item: Sendable {
         case resolve(String)
@@ -188,10 +169,11 @@ public struct TMDbWarmJob: Sendable {
     }
 
     /// Runs `plan` with up to `maxInFlight` workers until it is done or the run stops.
-    private func work(_ plan: TMDbPlan, caller: TMDbCaller, writer: TMDbWriter, stop: WarmStop) async -> Outcome {
+    private func work(_ plan: TMDbPlan, caller: TMDbCaller, writer: TMDbWriter, stop: WarmStop) async -> TMDbWarmSummary
+    {
         var items = plan.toResolve.map(Item.resolve)
         items += plan.toFetch.map { Item.fetch(imdbID: $0.imdbID, ref: $0.ref) }
-        let queue = Locked((items: items[...], outcome: Outcome()))
+        let queue = Locked((items: items[...], outcome: TMDbWarmSummary()))
         let changedRefs = plan.changedRefs
         let workers = max(1, min(configuration.maxInFlight, items.count))
         /// Does one item of the queue; `false` when there is none left or the run stopped.
@@ -199,10 +181,10 @@ public struct TMDbWarmJob: Sendable {
             guard !stop.isRequested, let item = queue.withLock({ $0.items.popFirst() }) else { return false }
             do {
                 let result = try await handle(item, caller: caller, writer: writer, changed: changedRefs)
-                queue.withLock { result.add(to: &$0.outcome) }
+                queue.withLock { $0.outcome.add(result) }
             } catch let stopped as TMDbStopped {
                 queue.withLock {
-                    $0.outcome.stopped = $0.outcome.stopped ?? stopped.reason
+                    $0.outcome.stopDetail = $0.outcome.stopDetail ?? stopped.reason
                     $0.outcome.deferred += 1 + $0.items.count
                     $0.items = []
                 }
@@ -211,7 +193,7 @@ public struct TMDbWarmJob: Sendable {
                 queue.withLock {
                     $0.outcome.deferred += 1
                     if error is StoreError {
-                        $0.outcome.stopped = $0.outcome.stopped ?? "\(error)"
+                        $0.outcome.stopDetail = $0.outcome.stopDetail ?? "\(error)"
                         $0.outcome.deferred += $0.items.count
                         $0.items = []
                     }
@@ -233,29 +215,10 @@ public struct TMDbWarmJob: Sendable {
         }
     }
 
-    /// What one item came to.
-    private struct ItemResult {
-        var resolved = 0
-        var notOnTMDb = 0
-        var fetched = 0
-        var changedRefreshed = 0
-        var notFound = 0
-        var failed = 0
-
-        func add(to outcome: inout Outcome) {
-            outcome.resolved += resolved
-            outcome.notOnTMDb += notOnTMDb
-            outcome.fetched += fetched
-            outcome.changedRefreshed += changedRefreshed
-            outcome.notFound += notFound
-            outcome.failed += failed
-        }
-    }
-
     private func handle(_ item: Item, caller: TMDbCaller, writer: TMDbWriter, changed: Set<TMDbRef>) async throws
-        -> ItemResult
+        -> TMDbWarmSummary
     {
-        var result = ItemResult()
+        var result = TMDbWarmSummary()
         let imdbID: String
         let ref: TMDbRef
         switch item {

@@ -100,9 +100,10 @@ extension FilmCacheCommand {
             // A PostgreSQL cache's pool runs in the group, beside the run and shut down after it.
             let pool = PostgresPoolService(time: time)
             let sources = tmdbWarm.sources(job: job)
-            let tmdb = try sources.contains("tmdb")
+            let tmdb =
+                try sources.contains("tmdb")
                 ? tmdbWarm.configuration(job: job, jobPath: jobOptions.path, connection: tmdbOptions).limited(
-                to: runtime.maxRuntime?.duration ?? job?.maxRuntime) : nil
+                    to: runtime.maxRuntime?.duration ?? job?.maxRuntime) : nil
             try await CommandGroup.run(beside: [signals, pool], logger: logger) {
                 guard sources.contains("omdb") else {
                     guard let tmdb else { return }
@@ -240,6 +241,8 @@ extension FilmCacheCommand {
             guard let tmdb else { return nil }
             var options = options
             options.maxInFlight = tmdb.maxInFlight
+            // A film's details with its credits and images run to hundreds of kilobytes.
+            options.maxBodyBytes = 16 << 20
             let transport = CurlMultiTransport(options: options)
             defer { transport.shutdown() }
             var part = TMDbWarmJob(configuration: tmdb, store: store, transport: transport, time: time, logger: logger)

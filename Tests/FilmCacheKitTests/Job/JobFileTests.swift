@@ -52,6 +52,13 @@ import Testing
         request_head_timeout = 0.5
         progress_interval = "1m"
         poster_allow_hosts = ["Images.LAN.", "[::1]"]
+        sources = ["TMDb", "omdb", "tmdb"]
+        tmdb_token_file = "secrets/tmdb.token"
+        tmdb_base_url = "http://127.0.0.1:8089/3"
+        tmdb_rate = 30
+        tmdb_max_in_flight = 6
+        tmdb_ttl_days = 10
+        tmdb_find_ttl_days = 60
         """
 
     func parse(_ text: String, name: String = "job.toml", environment: [String: String] = [:]) throws(JobFileError)
@@ -129,6 +136,12 @@ import Testing
         #expect(serveSettings.requestDeadline == .seconds(4))
         #expect(job.settings[.requestHeadTimeout] == .milliseconds(500))
         #expect(job.progressInterval == .seconds(60))
+        #expect(job.settings[.sources] == ["tmdb", "omdb"], "named once each, in the case TMDb's paths use")
+        #expect(job.settings[.tmdbTokenFile] == directory.path + "/secrets/tmdb.token")
+        var tmdb = TMDbWarmConfiguration(endpoint: try TMDbEndpoint(token: TMDbToken("t")!))
+        tmdb.apply(job.settings)
+        #expect(tmdb.rate == 30 && tmdb.maxInFlight == 6 && tmdb.ttl == 10 * day && tmdb.findTTL == 60 * day)
+        #expect(job.settings[.tmdbBaseURL] == "http://127.0.0.1:8089/3")
         #expect(
             Set(job.lines.keys) == Set(JobKey.allCases).subtracting([.apiKeyEnv]), "every key but the exclusive one")
         #expect(job.lines[.worklists] == 2 && job.lines[.breakerCoolDown] == 32)
@@ -231,6 +244,22 @@ import Testing
             #expect(error.description.contains("api_key_file") && error.description.contains("api_key_env"))
             #expect(!error.description.contains(secret))
         }
+    }
+
+    @Test(arguments: ["tmdb_token", "TMDB_API_TOKEN", "tmdb_api_key"])
+    func theTMDbTokenItselfIsRefusedWithoutEchoingIt(name: String) {
+        let found = issues("db = \"x.sqlite\"\n\(name) = \"eyJhbGciOiJIUzI1NiJ9.secret\"\n")
+        #expect(found.map(\.line) == [2])
+        #expect(found.first?.message.contains("TMDb's token itself never goes in a job file") == true)
+        #expect(found.first?.message.contains("tmdb_token_file") == true)
+        #expect(found.first?.message.contains("eyJ") == false)
+    }
+
+    @Test func anUnknownSourceIsRefusedNamingTheChoices() {
+        let found = issues("sources = [\"omdb\", \"imdb\"]\n")
+        #expect(found.count == 1 && found.first?.line == 1)
+        #expect(found.first?.message.contains("\"imdb\" is not one of omdb, tmdb") == true, "\(found)")
+        #expect(issues("sources = []\n").first?.message.contains("at least one of omdb, tmdb") == true)
     }
 
     @Test func anAPIKeyGivenAsTheVariableNameIsRefused() {

@@ -38,7 +38,9 @@ import Testing
             try TMDbBody.film(untitled, ref: TMDbRef(.movie, 603), fetchedAt: at)
         }
         let wrongType = Array(#"{"id":603,"title":"X","runtime":"long"}"#.utf8)
-        #expect(throws: TMDbBody.Problem("movie:603: the details are not TMDb's JSON (field runtime has the wrong type)")) {
+        #expect(
+            throws: TMDbBody.Problem("movie:603: the details are not TMDb's JSON (field runtime has the wrong type)")
+        ) {
             try TMDbBody.film(wrongType, ref: TMDbRef(.movie, 603), fetchedAt: at)
         }
         // An IMDb ID that is not one is not kept.
@@ -65,7 +67,8 @@ import Testing
     }
 
     @Test func aVersion4TokenGoesAsABearerHeaderAndAVersion3KeyAsAPIKeyNeverBoth() throws {
-        let bearer = try TMDbEndpoint(baseURL: "http://127.0.0.1:9/3/", token: TMDbToken("eyJhbGciOiJIUzI1NiJ9.abc.def")!)
+        let bearer = try TMDbEndpoint(
+            baseURL: "http://127.0.0.1:9/3/", token: TMDbToken("eyJhbGciOiJIUzI1NiJ9.abc.def")!)
         let request = bearer.request("/find/tt0133093", query: [("external_source", "imdb_id")])
         #expect(request.url == "http://127.0.0.1:9/3/find/tt0133093?external_source=imdb_id")
         #expect(request.headers.contains("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def"))
@@ -87,10 +90,12 @@ import Testing
             TMDbState(imdbID: "tt0000002", mapping: TMDbMapping(imdbID: "tt0000002", ref: nil, checkedAt: fresh)),
             TMDbState(imdbID: "tt0000003", mapping: TMDbMapping(imdbID: "tt0000003", ref: nil, checkedAt: old)),
             TMDbState(
-                imdbID: "tt0000004", mapping: TMDbMapping(imdbID: "tt0000004", ref: TMDbRef(.movie, 4), checkedAt: fresh),
+                imdbID: "tt0000004",
+                mapping: TMDbMapping(imdbID: "tt0000004", ref: TMDbRef(.movie, 4), checkedAt: fresh),
                 fetchedAt: fresh),
             TMDbState(
-                imdbID: "tt0000005", mapping: TMDbMapping(imdbID: "tt0000005", ref: TMDbRef(.movie, 5), checkedAt: fresh),
+                imdbID: "tt0000005",
+                mapping: TMDbMapping(imdbID: "tt0000005", ref: TMDbRef(.movie, 5), checkedAt: fresh),
                 fetchedAt: fresh, changed: true),
             TMDbState(
                 imdbID: "tt0000006", mapping: TMDbMapping(imdbID: "tt0000006", ref: TMDbRef(.tv, 6), checkedAt: fresh),

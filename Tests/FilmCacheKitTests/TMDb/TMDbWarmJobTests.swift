@@ -45,9 +45,11 @@ import Testing
         #expect(details.url.hasSuffix("?append_to_response=external_ids,images,credits,release_dates"))
         let matrix = try #require(try await store.tmdbFilm(TMDbRef(.movie, 603)))
         #expect(matrix.body == (try TMDbFixtures.body("movie-603-append")) && matrix.fetchedAt == start)
-        #expect(try await store.tmdbMapping("tt9999991") == TMDbMapping(imdbID: "tt9999991", ref: nil, checkedAt: start))
+        #expect(
+            try await store.tmdbMapping("tt9999991") == TMDbMapping(imdbID: "tt9999991", ref: nil, checkedAt: start))
         #expect(try await store.tmdbMapping("tt0903747")?.ref == TMDbRef(.tv, 1396))
-        #expect(try await store.tmdbCalls(since: "2026-01-01") == [TMDbCalendar.day(of: start): ["find": 3, "details": 2]])
+        #expect(
+            try await store.tmdbCalls(since: "2026-01-01") == [TMDbCalendar.day(of: start): ["find": 3, "details": 2]])
 
         // Ten minutes later: everything fresh, the feed read at the start of the last run.
         tmdb.forget()
@@ -90,7 +92,9 @@ import Testing
         }
         let first = dates(windows[0])
         let second = dates(windows[1])
-        #expect(first.0 == TMDbCalendar.day(of: start) && first.1 == TMDbCalendar.day(of: start.addingTimeInterval(13 * day)))
+        #expect(
+            first.0 == TMDbCalendar.day(of: start)
+                && first.1 == TMDbCalendar.day(of: start.addingTimeInterval(13 * day)))
         #expect(second.0 == TMDbCalendar.day(of: start.addingTimeInterval(14 * day)))
         #expect(second.1 == TMDbCalendar.day(of: start.addingTimeInterval(20 * day)))
 
@@ -130,5 +134,14 @@ import Testing
         ).run(imdbIDs: ["tt0133093"])
         #expect(summary.failed == 1 && summary.fetched == 0)
         #expect(try await store.tmdbFilm(TMDbRef(.movie, 603)) == nil)
+    }
+
+    @Test func aRetryAfterLongerThanTenMinutesStopsTMDbsPartInsteadOfHoldingEveryWorker() async throws {
+        let store = MemoryBackend(wall: .fixed(start))
+        let tmdb = try tmdb()
+        tmdb.route("/find/tt0133093", status: 429, body: Array(#"{"status_code":25}"#.utf8), retryAfter: "3600")
+        let summary = try await job(store, tmdb, at: start).run(imdbIDs: ["tt0133093", "tt0903747"])
+        #expect(summary.stopDetail?.contains("TMDb asked to wait 1h") == true, "\(summary)")
+        #expect(summary.deferred == 2 && summary.fetched == 0 && tmdb.requests.count == 1)
     }
 }
