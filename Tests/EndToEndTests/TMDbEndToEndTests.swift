@@ -1,4 +1,5 @@
 import Foundation
+import PostgresScratch
 import Testing
 
 /// TMDb beside OMDb with the built binary and the stand-in speaking both: a watchlist warmed from
@@ -212,5 +213,39 @@ extension StandInProcess {
             if String(decoding: body, as: UTF8.self).contains("\"media_type\":\"movie\"") { return id }
         }
         return ids[0]
+    }
+}
+
+/// TMDb's part of warms sharing a PostgreSQL cache.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct TMDbPostgresEndToEndTests {
+    @Test func twoWarmsSharingACacheAskTMDbOnceForEachIDAndEachEntry() async throws {
+        try await offThePool {
+            let server = try ScratchPostgres.shared()
+            let scratch = try ReliabilityScratch("tmdb-pg")
+            defer { scratch.removeUnlessKept() }
+            let url = server.url(database: try server.createDatabase())
+            // Slow answers, so the two runs overlap for most of the night.
+            let standIn = try StandInProcess(arguments: ["--latency-ms", "20"])
+            let watchlist = BuiltBinaries.packageRoot + "/Data/watchlist.txt"
+            let warms = try (0..<2).map { _ in
+                try RunningBinary(
+                    "filmcache",
+                    [
+                        "warm", "--db", url, "--source", "tmdb", "--tmdb-base-url", standIn.baseURL + "3",
+                        "--tmdb-rate", "0", "--tmdb-max-in-flight", "4", "--no-progress", watchlist,
+                    ], environment: ["TMDB_API_TOKEN": TMDbEndToEndTests.token, "PGPASSWORD": server.password])
+            }
+            let outputs = warms.map { $0.wait(timeout: 240) }
+            for out in outputs { #expect(out.status == 0, "\(out.stdout)\n\(out.stderr)") }
+            let stats = try standIn.tmdbStats()
+            let details = stats["details_fetches"] as? [String: Int] ?? [:]
+            let finds = stats["find_fetches"] as? [String: Int] ?? [:]
+            #expect(details.count > 150 && finds.count == 292, "\(details.count) entries, \(finds.count) IDs")
+            #expect(details.values.allSatisfy { $0 == 1 }, "an entry fetched twice: \(details.filter { $0.value > 1 })")
+            #expect(finds.values.allSatisfy { $0 == 1 }, "an ID resolved twice: \(finds.filter { $0.value > 1 })")
+            let database = String(url.split(separator: "/").last ?? "")
+            let stored = try server.sql("SELECT count(*) FROM tmdb_films", database: database)
+            #expect(Int(stored.trimmingCharacters(in: .whitespacesAndNewlines)) == details.count)
+        }
     }
 }

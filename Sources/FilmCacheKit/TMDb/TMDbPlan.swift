@@ -97,6 +97,8 @@ public struct TMDbWarmSummary: Sendable, Equatable, Codable {
     public var failed = 0
     /// Planned but not done: a stop, the time limit or the breaker ended the run first.
     public var deferred = 0
+    /// Planned, and asked of TMDb by another warm sharing the cache (or answered since the plan).
+    public var answeredElsewhere = 0
     /// Calls sent, retries and the changes feed included, by kind (`find`, `details`, `changes`).
     public var calls: [String: Int] = [:]
     /// 429 answers: each paused every TMDb request for its `Retry-After`.
@@ -125,6 +127,7 @@ public struct TMDbWarmSummary: Sendable, Equatable, Codable {
         notFound += other.notFound
         failed += other.failed
         deferred += other.deferred
+        answeredElsewhere += other.answeredElsewhere
         stopDetail = stopDetail ?? other.stopDetail
     }
 }

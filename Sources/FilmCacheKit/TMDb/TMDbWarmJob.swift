@@ -58,7 +58,7 @@ public struct TMDbWarmConfiguration: Sendable {
 /// daily ledger (TMDb keeps none) but counts its calls by day.
 public struct TMDbWarmJob: Sendable {
     public var configuration: TMDbWarmConfiguration
-    private let store: any TMDbStore
+    private let store: any TMDbStore & WorkClaims
     private let transport: any HTTPRequestTransport
     private let time: TimeSource
     private let logger: Logger
@@ -66,7 +66,7 @@ public struct TMDbWarmJob: Sendable {
     public var stop = WarmStop()
 
     public init(
-        configuration: TMDbWarmConfiguration, store: any TMDbStore, transport: any HTTPRequestTransport,
+        configuration: TMDbWarmConfiguration, store: any TMDbStore & WorkClaims, transport: any HTTPRequestTransport,
         time: TimeSource, logger: Logger
     ) {
         self.configuration = configuration
@@ -110,7 +110,11 @@ public struct TMDbWarmJob: Sendable {
         let writer = TMDbWriter(
             store: store, caller: caller, batchSize: configuration.batchSize,
             commitInterval: configuration.commitInterval, time: time)
-        defer { _ = writer }
+        // Results wait at most about the commit interval, also while every worker waits out a 429.
+        let ticks = Task { [clock = time.clock, interval = configuration.commitInterval] in
+            while (try? await clock.sleep(for: interval / 2)) != nil { try? await writer.tick() }
+        }
+        defer { ticks.cancel() }
 
         do {
             let feed = TMDbChangesFeed(caller: caller, store: store, logger: logger)
@@ -141,7 +145,8 @@ public struct TMDbWarmJob: Sendable {
                 summary.deferred += plan.toResolve.count + plan.toFetch.count
                 continue
             }
-            let outcome = await work(plan, caller: caller, writer: writer, stop: stop)
+            let outcome = await work(
+                plan, caller: caller, writer: writer, stop: stop, claims: Claims(plannedAt: startedAt))
             summary.add(outcome)
             try await writer.flush()
         }
@@ -169,7 +174,8 @@ public struct TMDbWarmJob: Sendable {
     }
 
     /// Runs `plan` with up to `maxInFlight` workers until it is done or the run stops.
-    private func work(_ plan: TMDbPlan, caller: TMDbCaller, writer: TMDbWriter, stop: WarmStop) async -> TMDbWarmSummary
+    private func work(_ plan: TMDbPlan, caller: TMDbCaller, writer: TMDbWriter, stop: WarmStop, claims: Claims) async
+        -> TMDbWarmSummary
     {
         var items = plan.toResolve.map(Item.resolve)
         items += plan.toFetch.map { Item.fetch(imdbID: $0.imdbID, ref: $0.ref) }
@@ -180,7 +186,8 @@ public struct TMDbWarmJob: Sendable {
         @Sendable func step() async -> Bool {
             guard !stop.isRequested, let item = queue.withLock({ $0.items.popFirst() }) else { return false }
             do {
-                let result = try await handle(item, caller: caller, writer: writer, changed: changedRefs)
+                let result = try await handle(
+                    item, caller: caller, writer: writer, changed: changedRefs, claims: claims)
                 queue.withLock { $0.outcome.add(result) }
             } catch let stopped as TMDbStopped {
                 queue.withLock {
@@ -215,9 +222,34 @@ public struct TMDbWarmJob: Sendable {
         }
     }
 
-    private func handle(_ item: Item, caller: TMDbCaller, writer: TMDbWriter, changed: Set<TMDbRef>) async throws
-        -> TMDbWarmSummary
+    /// How warms sharing a cache (PostgreSQL) keep from asking TMDb twice for one thing in a night:
+    /// each request's subject is taken for the run (a flight whose lease outlasts the commit of its
+    /// answer), and one another run took, or answered since the plan, is left to it.
+    struct Claims: Sendable {
+        /// When the run planned: an answer stored since came from another run.
+        var plannedAt: Date
+        /// This run's name in the flights; negative, as serve's are.
+        var holder = Int.random(in: Int.min..<0)
+        /// How long a subject stays taken: past the commit of its answer, so another run that takes it
+        /// later finds the answer stored.
+        var lease = Duration.seconds(900)
+    }
+
+    /// Whether this run may ask TMDb about `subject`: taken for it, and not answered since the plan
+    /// (`answered` reads what is stored now).
+    private func take(_ subject: String, _ claims: Claims, answered: () async throws(StoreError) -> Date?)
+        async throws(StoreError) -> Bool
     {
+        guard try await store.claimFlight("tmdb " + subject, holder: claims.holder, lease: claims.lease) else {
+            return false
+        }
+        guard let at = try await answered() else { return true }
+        return at < claims.plannedAt.storedSecond
+    }
+
+    private func handle(
+        _ item: Item, caller: TMDbCaller, writer: TMDbWriter, changed: Set<TMDbRef>, claims: Claims
+    ) async throws -> TMDbWarmSummary {
         var result = TMDbWarmSummary()
         let imdbID: String
         let ref: TMDbRef
@@ -226,6 +258,16 @@ public struct TMDbWarmJob: Sendable {
             imdbID = id
             ref = known
         case .resolve(let id):
+            guard
+                try await take(
+                    "find " + id, claims,
+                    answered: { () throws(StoreError) in
+                        try await store.tmdbMapping(id)?.checkedAt
+                    })
+            else {
+                result.answeredElsewhere = 1
+                return result
+            }
             result.resolved = 1
             switch try await caller.get("/find/\(id)", query: [("external_source", "imdb_id")], kind: "find") {
             case .ok(let body):
@@ -253,6 +295,16 @@ public struct TMDbWarmJob: Sendable {
                 result.failed = 1
                 return result
             }
+        }
+        guard
+            try await take(
+                "\(ref)", claims,
+                answered: { () throws(StoreError) in
+                    try await store.tmdbFilm(ref).flatMap { $0.fetchedAt }
+                })
+        else {
+            result.answeredElsewhere += 1
+            return result
         }
         let answer = try await caller.get(
             ref.path, query: [("append_to_response", TMDbEndpoint.appendedParts)], kind: "details")
@@ -317,6 +369,12 @@ actor TMDbWriter {
         if batch.mappings.count + batch.films.count >= batchSize || now - (oldest ?? now) >= commitInterval {
             try await flush()
         }
+    }
+
+    /// Commits what has waited its interval, if anything has.
+    func tick() async throws(StoreError) {
+        guard let oldest, time.elapsed() - oldest >= commitInterval else { return }
+        try await flush()
     }
 
     /// Commits what has arrived, and the calls counted.
