@@ -96,8 +96,15 @@ import Testing
     @Test func aStormOf429sNeverSeesARequestInsideItsRetryAfterAndEveryEntryLands() throws {
         let standIn = try StandInProcess()
         _ = try standIn.post("__standin/tmdb/storm?requests=4&retry_after=1")
-        let out = try warm(standIn, ["--source", "tmdb", "--tmdb-rate", "0", "--tmdb-max-in-flight", "8"])
+        let metrics = dir + "/filmcache.prom"
+        let out = try warm(
+            standIn, ["--source", "tmdb", "--tmdb-rate", "0", "--tmdb-max-in-flight", "8", "--metrics-file", metrics])
         #expect(out.status == 0, "\(out.stderr)")
+        // A warm of TMDb alone still writes its metrics: the 429s it waited out among them.
+        let text = try String(contentsOfFile: metrics, encoding: .utf8)
+        let limited = text.split(separator: "\n").first { $0.hasPrefix("filmcache_tmdb_last_run_rate_limited ") }
+        #expect((limited.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0) >= 4, "\(text)")
+        #expect(text.contains("filmcache_tmdb_last_run_fetched "), "\(text)")
         let stats = try standIn.tmdbStats()
         #expect(stats["requests_inside_retry_after"] as? Int == 0, "\(stats)")
         let statuses = stats["by_status"] as? [String: Int] ?? [:]

@@ -46,12 +46,27 @@ public struct WarmMetrics: Sendable, Equatable {
             quota: try await QuotaStatus.load(
                 store: store, keyFingerprint: keyFingerprint, settings: settings, dailyLimit: settings.dailyLimit,
                 now: now, days: 1))
-        if let tmdb {
-            // Staleness is not published, so any bound will do.
-            let census = try await tmdb.tmdbCensus(staleBefore: now)
-            if census.entries + census.mapped + census.notOnTMDb > 0 { metrics.tmdbCensus = census }
-            metrics.tmdbFeedSyncedThrough = try await tmdb.tmdbChangesSyncedThrough()
-        }
+        if let tmdb { try await metrics.readTMDb(from: tmdb, now: now) }
         return metrics
+    }
+
+    /// The metrics of a warm of TMDb alone, which spends no OMDb call and keeps no run record: no
+    /// quota, and the run itself as the last success when it ended 0 or 75.
+    public static func readTMDbOnly(
+        from store: any TMDbStore, summary: WarmSummary, exitStatus: Int32, duration: Duration, now: Date
+    ) async throws(StoreError) -> WarmMetrics {
+        var metrics = WarmMetrics(
+            finishedAt: now, duration: duration.inSeconds, exitStatus: exitStatus, summary: summary,
+            lastSuccessAt: exitStatus == 0 || exitStatus == 75 ? now : nil, quota: nil)
+        try await metrics.readTMDb(from: store, now: now)
+        return metrics
+    }
+
+    /// TMDb's entries and the feed's progress, when the cache holds any.
+    private mutating func readTMDb(from tmdb: any TMDbStore, now: Date) async throws(StoreError) {
+        // Staleness is not published, so any bound will do.
+        let census = try await tmdb.tmdbCensus(staleBefore: now)
+        if census.entries + census.mapped + census.notOnTMDb > 0 { tmdbCensus = census }
+        tmdbFeedSyncedThrough = try await tmdb.tmdbChangesSyncedThrough()
     }
 }

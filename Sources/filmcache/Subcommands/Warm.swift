@@ -1,6 +1,7 @@
 import ArgumentParser
 import FilmCacheKit
 import FilmCachePostgres
+import FilmCachePrometheus
 import Foundation
 import Logging
 
@@ -255,6 +256,9 @@ extension FilmCacheCommand {
             _ tmdb: TMDbWarmConfiguration, worklists: [String], job: JobFile?, location: DatabaseLocation,
             logger: Logger, signals: StopSignals, pool: PostgresPoolService, time: TimeSource
         ) async throws {
+            let started = ContinuousClock.now
+            let metricsPath = metricsFile ?? job?.metricsFile
+            try validateMetricsFile(metricsPath)
             let format = worklistFormat.resolved(job: job)
             let ids = try Self.ids(in: worklists, format: format)
             let lock = try Self.lock(location, wait: wait, signals: signals, logger: logger)
@@ -270,9 +274,20 @@ extension FilmCacheCommand {
                 await store.close()
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
-            await store.close()
             print(SummaryReport.text(tmdb: summary.tmdb ?? TMDbWarmSummary(), database: location.displayName))
-            let status = Self.exitStatus(for: summary.tmdb)
+            var status = Self.exitStatus(for: summary.tmdb)
+            if let metricsPath {
+                do {
+                    let metrics = try await WarmMetrics.readTMDbOnly(
+                        from: store, summary: summary, exitStatus: status, duration: ContinuousClock.now - started,
+                        now: time.now)
+                    try MetricsTextfile.write(metrics, to: metricsPath)
+                } catch {
+                    StandardError.write("filmcache: metrics file not written: \(error)")
+                    if status == 0 { status = ExitStatus.ioError }
+                }
+            }
+            await store.close()
             if status != 0 { throw ExitCode(status) }
         }
 
