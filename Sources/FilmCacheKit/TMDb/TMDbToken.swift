@@ -105,11 +105,21 @@ public struct TMDbEndpoint: Sendable {
         return HTTPRequest(url: url, headers: headers)
     }
 
-    /// `text` percent-encoded for a query (unreserved characters and `,` kept).
+    /// `text` percent-encoded for a query: every byte but ASCII letters, digits, `-._~` and `,`
+    /// (`Amélie` is `Am%C3%A9lie`), so no URL carries a raw non-ASCII byte or a space.
     static func encode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~,")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: ","):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 
     /// The parts a warm appends to an entry's details, so one call brings them all.

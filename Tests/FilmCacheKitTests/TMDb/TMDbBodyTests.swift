@@ -78,6 +78,8 @@ import Testing
         #expect(!keyed.headers.contains { $0.hasPrefix("Authorization") })
         #expect("\(TMDbToken("eyJhbGciOiJIUzI1NiJ9.abc.def")!)".contains("eyJ") == false)
         #expect(throws: TMDbConfigurationError.self) { try TMDbEndpoint(baseURL: "ftp://x/3", token: TMDbToken("t")!) }
+        let search = bearer.request("/search/multi", query: [("query", "Amélie & Co/2"), ("page", "1")])
+        #expect(search.url == "http://127.0.0.1:9/3/search/multi?query=Am%C3%A9lie%20%26%20Co%2F2&page=1")
     }
 
     @Test func planResolvesUnaskedAndExpiredFetchesMissingStaleAndChangedAndLeavesTheRest() {
