@@ -114,6 +114,21 @@ import Testing
         #expect(Int(try sqlite("SELECT count(DISTINCT media_type || tmdb_id) FROM tmdb_films")) == mapped)
     }
 
+    @Test func anOMDbKeyRefusedStopsTMDbsPartTooAndKeepsWhatItStored() throws {
+        let standIn = try StandInProcess()
+        let out = try BuiltBinaries.run(
+            "filmcache",
+            [
+                "warm", "--db", db, "--rate", "0", "--base-url", standIn.baseURL, "--tmdb-base-url",
+                standIn.baseURL + "3", "--source", "omdb", "--source", "tmdb", watchlist,
+            ], environment: ["OMDB_API_KEY": "not-the-key", "TMDB_API_TOKEN": Self.token])
+        #expect(out.status == 78 && out.stderr.contains("OMDb rejected the API key"), "\(out.stderr)")
+        let asked = try standIn.tmdbStats()["find_fetches"] as? [String: Int] ?? [:]
+        #expect(asked.count < 292, "TMDb's part stopped with OMDb's: \(asked.count) IDs asked")
+        let stored = Int(try sqlite("SELECT count(*) FROM tmdb_find")) ?? -1
+        #expect(stored >= 0 && stored <= asked.count)
+    }
+
     @Test func withoutATokenATMDbWarmStopsBeforeAnyCallAndARefusedTokenExits78() throws {
         let standIn = try StandInProcess()
         let missing = try BuiltBinaries.run(

@@ -150,6 +150,9 @@ extension FilmCacheCommand {
                             time: time, logger: logger),
                         stop: signals.stop, jobFile: job, logger: logger)
                 } catch {
+                    // TMDb's part stops too, and is done with the database before it closes.
+                    _ = signals.stop.request(.interrupted)
+                    _ = try? await tmdbPart
                     await writeMetrics(
                         to: metricsPath, nil, status: Self.exitStatus(for: error), store, configuration, since: started,
                         now: now)
