@@ -401,24 +401,6 @@ final class Locked<Value: Sendable>: Sendable {
 
 /// TMDb's days: UTC calendar dates, as its changes feed names them.
 package enum TMDbCalendar {
-    /// `YYYY-MM-DD` of `instant` in UTC.
-    package static func day(of instant: Date) -> String {
-        let days = Int((instant.timeIntervalSince1970 / 86_400).rounded(.down))
-        let (year, month, day) = civil(fromDays: days)
-        return String(format: "%04d-%02d-%02d", year, month, day)
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01.
-    static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let y = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (m <= 2 ? y + 1 : y, m, d)
-    }
+    /// `YYYY-MM-DD` of `instant` in UTC: the date of its stored form.
+    package static func day(of instant: Date) -> String { String(Timestamp.format(instant).prefix(10)) }
 }
