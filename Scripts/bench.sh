@@ -20,7 +20,9 @@
 #           the whole warm into PostgreSQL vs into SQLite; 1, 2 and 4 warms at once sharing one plan
 #           (films/s, duplicate calls from nginx's log of that section's requests); `filmcache plan` of a
 #           BENCH_PG_PLAN_IDS (100000) worklist over a BENCH_PG_PLAN_ROWS (1000000) PostgreSQL cache
-# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32). BENCH_ONLY=pg runs only the PostgreSQL sections.
+# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
+# BENCH_SECTIONS="export serve …" runs only the sections named (default: all of them, in the order above; a section
+# makes what it reads when an earlier one did not). BENCH_ONLY=pg is BENCH_SECTIONS=pg; BENCH_PG=0 leaves pg out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 films=${BENCH_FILMS:-20000}
@@ -44,6 +46,14 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+sections=${BENCH_SECTIONS:-all}
+[ "${BENCH_ONLY:-}" = pg ] && sections=pg
+# Whether section $1 runs.
+want() {
+  [ "$1" = pg ] && [ "${BENCH_PG:-1}" = 0 ] && return 1
+  [ "$sections" = all ] && return 0
+  case " $sections " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
 
 rss_sizes=${BENCH_RSS_SIZES:-10000 100000}
 corpus=$films
@@ -135,9 +145,8 @@ plan_runs() {
   done
 }
 
-# BENCH_ONLY=pg runs only the PostgreSQL sections (with the corpus and nginx they read).
-if [ "${BENCH_ONLY:-}" != pg ]; then
 
+if want fetch; then
 echo
 echo "== fetch: $count URLs, $inflight in flight, nginx on 127.0.0.1 =="
 t0=$(now)
@@ -153,6 +162,8 @@ echo "$fetch_line" | grep -q " $count OK" || { echo "filmcache fetch: not every 
 printf '  %-36s %8s req/s\n' "curl --parallel --parallel-max $inflight" "$curl_rate" "filmcache fetch (libcurl multi)" "$fc_rate"
 echo "  ratio filmcache/curl: $(ratio "$fc_rate" "$curl_rate")"
 
+fi # fetch
+if want decode; then
 echo
 echo "== decode + normalize: one core, the same $count bodies in memory =="
 py_rate=$(python3 Scripts/bench_decode.py "$work/sample" 3 | sed -n 's/.*: \([0-9]*\) objects\/s/\1/p')
@@ -161,6 +172,8 @@ printf '  %-36s %8s objects/s\n' "python3 json.loads (decode only)" "$py_rate"
 printf '  %-36s %8s films/s\n' "filmcache decode + normalize" "$dec_rate"
 echo "  ratio filmcache/python: $(ratio "$dec_rate" "$py_rate")"
 
+fi # decode
+if want warm; then
 echo
 echo "== warm end to end: fetch + decode + normalize + upsert into a fresh DB =="
 echo "   (three rounds, each curl --parallel then filmcache warm, so both see the same machine; medians)"
@@ -189,9 +202,15 @@ printf '  %-36s %8s req/s (median)\n' "curl --parallel --parallel-max $inflight"
 printf '  %-36s %8s films/s (median)\n' "filmcache warm" "$median_warm"
 echo "  ratio filmcache warm / curl fetch-only: $median_ratio (median of the rounds' ratios)"
 
+fi # warm
+if want posters; then
 echo
 posters=${BENCH_POSTERS:-5000}
 echo "== posters: $posters images (8-24 KiB) from nginx, $inflight in flight, no rate limit =="
+if [ ! -f "$work/bench.sqlite" ]; then
+  OMDB_API_KEY=bench "$bin/filmcache" warm --db "$work/bench.sqlite" --base-url "http://127.0.0.1:$port/" \
+    --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 --no-progress "$work/ids.txt" >/dev/null
+fi
 cp "$work/bench.sqlite" "$work/posters.sqlite"
 posters=$(python3 Scripts/bench_posters.py "$work/posters.sqlite" "$work/p" "http://127.0.0.1:$port/p/" "$posters")
 sqlite3 "$work/posters.sqlite" "SELECT poster_url FROM films WHERE poster_url IS NOT NULL" \
@@ -219,6 +238,8 @@ printf '  %-36s %8s posters/s\n' "curl --parallel --parallel-max $inflight" "$cu
   "filmcache posters (check, hash, store)" "$fc_posters" "filmcache posters, revalidation (304)" "$fc_revalidate"
 echo "  ratio filmcache/curl: $(ratio "$fc_posters" "$curl_posters")"
 
+fi # posters
+if want upsert; then
 echo
 echo "== upsert: the same $count normalized films, batches of 256, WAL + synchronous=NORMAL =="
 "$bin/filmcache-bench" upsert --corpus "$work/sample" --db "$work/upsert.sqlite" >"$work/upsert.txt"
@@ -230,14 +251,19 @@ for pass in insert update; do
   echo "  ratio filmcache/python ($pass): $(ratio "$fc" "$py")"
 done
 
+fi # upsert
 plan_rows=${BENCH_PLAN_ROWS:-1000000}
 plan_ids=${BENCH_PLAN_IDS:-100000}
+if want plan; then
 echo
 echo "== plan: a $plan_ids-ID worklist over a $plan_rows-row cache (goal < 2 s) =="
 "$bin/filmcache-bench" fill --db "$work/plan.sqlite" --rows "$plan_rows" | sed 's/^/  /'
 plan_worklist "$plan_rows" "$plan_ids" "$work/plan-ids.txt"
 plan_runs "$work/plan.sqlite" "$work/plan-ids.txt"
 
+fi # plan
+if want export; then
+[ -f "$work/plan.sqlite" ] || "$bin/filmcache-bench" fill --db "$work/plan.sqlite" --rows "$plan_rows" >/dev/null
 echo
 echo "== export and import: the $plan_rows-film cache out to a file and back into a fresh one =="
 for format in jsonl csv; do
@@ -256,6 +282,8 @@ for format in jsonl csv; do
   rm -f "$work/export.$format" "$work/import.sqlite"*
 done
 
+fi # export
+if want memory; then
 echo
 echo "== memory: whole warms into fresh DBs as the worklist grows (goal: peak RSS < 48 MB, flat) =="
 for size in $rss_sizes; do
@@ -270,11 +298,15 @@ for size in $rss_sizes; do
     "$(rate "$size" "$rss_s")" $((rss_kb / 1024))
 done
 
+fi # memory
+if want rate; then
 rate_seconds=${BENCH_RATE_SECONDS:-60}
 echo
 echo "== rate limiter on the real clock: 20 req/s, burst 5, 32 eager callers, $rate_seconds s =="
 echo "  $("$bin/filmcache-bench" rate --rate 20 --burst 5 --seconds "$rate_seconds")"
 
+fi # rate
+if want serve; then
 serve_ids=${BENCH_SERVE_IDS:-1000}
 serve_seconds=${BENCH_SERVE_SECONDS:-10}
 serve_requests=${BENCH_SERVE_REQUESTS:-1000000}
@@ -320,11 +352,10 @@ while [ "$done_requests" -lt "$serve_requests" ]; do
   printf '    %9d requests: %6d KB\n' "$done_requests" "$(ps -o rss= -p "$serve_pid")"
 done
 kill -TERM "$serve_pid"; wait "$serve_pid" || true
-fi # BENCH_ONLY
+fi # serve
 
-if [ "${BENCH_PG:-1}" = 0 ]; then
-  echo
-  echo "== PostgreSQL: skipped (BENCH_PG=0) =="
+if ! want pg; then
+  [ "${BENCH_PG:-1}" = 0 ] && { echo; echo "== PostgreSQL: skipped (BENCH_PG=0) =="; }
   exit 0
 fi
 
