@@ -42,6 +42,11 @@ extension Reliability {
             try await offThePool { try killLoop() }
         }
 
+        /// Whether the cache holds more than `count` films (false while it has no schema yet).
+        func committedMore(than count: Int) throws -> Bool {
+            try cache.hasSchema() && cache.int("SELECT count(*) FROM films") > count
+        }
+
         /// The kills, each checked, then a run left alone to finish the list.
         ///
         /// On SQLite each dead run leaves its lock file behind, which must be no obstacle, and the file
@@ -80,6 +85,13 @@ extension Reliability {
                 let deadline = Date().addingTimeInterval(60)
                 while try standIn.requestCount() - before < calls, run.isRunning, Date() < deadline {
                     Thread.sleep(forTimeInterval: 0.005)
+                }
+                // Every third kill also waits for this run's first commit, so that some kills surely land
+                // after one, wherever a loaded machine moves the random moments.
+                if iteration % 3 == 0 {
+                    while run.isRunning, Date() < deadline, try !committedMore(than: committed.count) {
+                        Thread.sleep(forTimeInterval: 0.01)
+                    }
                 }
                 Thread.sleep(forTimeInterval: Double(jitter) / 1_000)
                 run.kill()
