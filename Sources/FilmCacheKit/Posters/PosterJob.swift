@@ -61,9 +61,10 @@ public struct PosterSummary: Sendable, Equatable {
 /// Downloads due posters into a ``PosterStore`` and records each outcome in the cache.
 ///
 /// Due films are read a page at a time in ID order, so memory stays flat however large the
-/// cache; each page's outcomes are committed in one transaction once its transfers end. A
-/// file is written (atomically) and synced before the row naming it is committed, so a kill or
-/// a power loss leaves at worst a file no row names yet, which the next run finds held and records.
+/// cache; each page's outcomes are committed in one transaction once its transfers end, while
+/// the next pages download. A file is written (atomically) and synced before the row naming it
+/// is committed, so a kill or a power loss leaves at worst files no row names yet (of at most
+/// ``pagesHeld`` + 1 pages), which the next run finds held and records.
 public struct PosterJob: Sendable {
     let cache: any PosterIndex
     let store: PosterStore
@@ -118,7 +119,32 @@ public struct PosterJob: Sendable {
         return try await run(stop: stop, on: clock, pages: pages)
     }
 
+    /// Pages read and not yet handed to ``commit(_:)``: the one whose transfers start, the ones
+    /// before it whose last transfers finish. With the one being committed, a kill loses at most
+    /// this many pages' downloads (their files stay, unrecorded, and the next run finds them held).
+    static let pagesHeld = 2
+
+    /// A page read, its transfers started in order and their outcomes gathered until it is committed.
+    private struct HeldPage {
+        let dues: [PosterDue]
+        var started = 0
+        var finished = 0
+        var outcomes: [PosterOutcome] = []
+    }
+
+    /// What a child task of a run comes back with.
+    private enum Event: Sendable {
+        /// A transfer of the page with this number ended (`nil`: the rate gate did not admit it before a stop).
+        case fetched(page: Int, (PosterOutcome, Tally)?)
+        /// A page was synced and recorded, or why not.
+        case committed(PosterJobError?)
+    }
+
     /// The run, paced on `clock`.
+    ///
+    /// Transfers run back to back across pages: while one page's files are synced and its rows
+    /// committed, the next pages download. Pages are committed one at a time, in order, each
+    /// once all its transfers ended, and its files are synced before its rows commit.
     private func run<C: Clock<Duration>>(
         stop: WarmStop, on clock: C,
         pages: (_ now: Date, _ revalidateBefore: Date) async throws(StoreError) -> [PosterDue]?
@@ -127,35 +153,107 @@ public struct PosterJob: Sendable {
         let gate: RateGate<C>? = settings.rate > 0 ? RateGate(rate: settings.rate, clock: clock) : nil
         let started = now()
         let revalidateBefore = started.addingTimeInterval(-settings.revalidateAfter.inSeconds)
-        while !stop.isRequested {
-            let next: [PosterDue]?
-            do {
-                next = try await pages(started, revalidateBefore)
-            } catch {
-                throw .cache(error)
-            }
-            guard let page = next else { break }
-            if page.isEmpty { continue }
-            summary.due += page.count
-            var (outcomes, storeFailure) = await fetch(page, gate: gate, stop: stop, summary: &summary)
-            if outcomes.contains(where: \.storesFile) {
-                do {
-                    try store.sync()
-                } catch {
-                    // Nothing of this page is recorded: its posters stay due.
-                    outcomes = outcomes.filter { !$0.storesFile }
-                    storeFailure = storeFailure ?? error
+        let maxInFlight = max(1, settings.maxInFlight)
+        // Each failure ends the run once the transfers under way end: a file that could not be
+        // written (its poster stays due) or a page that could not be read starts no more transfers,
+        // and what was fetched is still recorded; a commit that failed (a sync, the cache) commits nothing more.
+        var storeFailure: PosterStoreError?
+        var readFailure: StoreError?
+        var failure: PosterJobError?
+        await withTaskGroup(of: Event.self) { group in
+            var held: [HeldPage] = []
+            // The number of `held.first`; pages are numbered in the order they are read.
+            var firstHeld = 0
+            var exhausted = false
+            var running = 0
+            var committing = false
+            var mayStart: Bool { storeFailure == nil && readFailure == nil && failure == nil && !stop.isRequested }
+            while true {
+                while running < maxInFlight, mayStart {
+                    if let last = held.indices.last, held[last].started < held[last].dues.count {
+                        let due = held[last].dues[held[last].started]
+                        let number = firstHeld + last
+                        held[last].started += 1
+                        running += 1
+                        group.addTask {
+                            if let gate {
+                                let admitted = (try? await stop.unlessStopped { try await gate.acquire() }) ?? false
+                                if !admitted { return .fetched(page: number, nil) }
+                            }
+                            return .fetched(page: number, await self.fetchOne(due))
+                        }
+                        continue
+                    }
+                    guard !exhausted, held.count < Self.pagesHeld else { break }
+                    do throws(StoreError) {
+                        if let page = try await pages(started, revalidateBefore) {
+                            if !page.isEmpty {
+                                summary.due += page.count
+                                held.append(HeldPage(dues: page))
+                            }
+                        } else {
+                            exhausted = true
+                        }
+                    } catch {
+                        readFailure = error
+                    }
+                }
+                // The oldest page is committed once its transfers ended and no more of it will start.
+                if !committing, failure == nil, let first = held.first, first.finished == first.started,
+                    first.started == first.dues.count || !mayStart
+                {
+                    let outcomes = first.outcomes
+                    held.removeFirst()
+                    firstHeld += 1
+                    committing = true
+                    group.addTask { .committed(await self.commit(outcomes)) }
+                }
+                guard let event = await group.next() else { break }
+                switch event {
+                case .fetched(let number, let result):
+                    running -= 1
+                    let index = number - firstHeld
+                    held[index].finished += 1
+                    guard let (outcome, tally) = result else { continue }
+                    tally.add(to: &summary)
+                    // A file that could not be written is not recorded: the poster stays due.
+                    if case .storeFailed(let error) = tally {
+                        storeFailure = storeFailure ?? error
+                    } else {
+                        held[index].outcomes.append(outcome)
+                    }
+                case .committed(let error):
+                    committing = false
+                    if let error { failure = failure ?? error }
                 }
             }
-            do {
-                try await cache.recordPosters(outcomes)
-            } catch {
-                throw .cache(error)
-            }
-            if let storeFailure { throw .posterStore(storeFailure) }
         }
         summary.stopped = stop.isRequested
+        if let failure { throw failure }
+        if let readFailure { throw .cache(readFailure) }
+        if let storeFailure { throw .posterStore(storeFailure) }
         return summary
+    }
+
+    /// Makes the files `outcomes` name durable (one sync of the store), then records every outcome
+    /// in one transaction. When the sync fails, only the outcomes that name no file are recorded.
+    private func commit(_ outcomes: [PosterOutcome]) async -> PosterJobError? {
+        var outcomes = outcomes
+        var failure: PosterJobError?
+        if outcomes.contains(where: \.storesFile) {
+            do {
+                try await store.sync()
+            } catch {
+                outcomes = outcomes.filter { !$0.storesFile }
+                failure = .posterStore(error)
+            }
+        }
+        do {
+            try await cache.recordPosters(outcomes)
+        } catch {
+            return .cache(error)
+        }
+        return failure
     }
 
     /// Removes store files no film references (see ``PosterStore/prune(isReferenced:now:grace:)``).
@@ -170,46 +268,6 @@ public struct PosterJob: Sendable {
         } catch {
             throw .cache(error)
         }
-    }
-
-    /// Fetches one page, at most `maxInFlight` at a time, paced by `gate`.
-    private func fetch<C: Clock<Duration>>(
-        _ page: [PosterDue], gate: RateGate<C>?, stop: WarmStop, summary: inout PosterSummary
-    ) async -> ([PosterOutcome], PosterStoreError?) {
-        var outcomes: [PosterOutcome] = []
-        var storeFailure: PosterStoreError?
-        await withTaskGroup(of: (PosterOutcome, Tally)?.self) { group in
-            var next = page.startIndex
-            var running = 0
-            func startNext() {
-                guard next < page.endIndex, storeFailure == nil, !stop.isRequested else { return }
-                let due = page[next]
-                next += 1
-                running += 1
-                group.addTask {
-                    if let gate {
-                        let admitted = (try? await stop.unlessStopped { try await gate.acquire() }) ?? false
-                        if !admitted { return nil }
-                    }
-                    return await self.fetchOne(due)
-                }
-            }
-            for _ in 0..<max(1, settings.maxInFlight) { startNext() }
-            while running > 0, let result = await group.next() {
-                running -= 1
-                if let (outcome, tally) = result {
-                    tally.add(to: &summary)
-                    // A file that could not be written is not recorded: the poster stays due.
-                    if case .storeFailed(let failure) = tally {
-                        storeFailure = failure
-                    } else {
-                        outcomes.append(outcome)
-                    }
-                }
-                startNext()
-            }
-        }
-        return (outcomes, storeFailure)
     }
 
     /// How one request counts in the summary.

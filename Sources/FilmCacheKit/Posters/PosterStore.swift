@@ -1,4 +1,5 @@
 import CFilmCacheSystem
+import Dispatch
 import Foundation
 
 /// The content-addressed directory posters are kept in: `ROOT/ab/cd/<sha256>.<ext>`.
@@ -112,9 +113,16 @@ public struct PosterStore: Sendable {
     }
 
     /// Flushes every file written so far to disk (`syncfs(2)` on the store's file system).
-    public func sync() throws(PosterStoreError) {
-        guard fc_syncfs(directory.fd) == 0 else {
-            throw .cannotWrite(path: root, reason: String(cString: strerror(errno)))
+    ///
+    /// The flush waits for the disk (and for whatever else on that file system is unwritten), so
+    /// it runs on a thread of its own: it never holds a thread of Swift's cooperative pool, where
+    /// other posters are being written meanwhile.
+    public func sync() async throws(PosterStoreError) {
+        let (directory, root) = (directory, root)
+        try await DispatchQueue.global().run { () throws(PosterStoreError) in
+            guard fc_syncfs(directory.fd) == 0 else {
+                throw .cannotWrite(path: root, reason: String(cString: strerror(errno)))
+            }
         }
     }
 

@@ -2,7 +2,8 @@ import Dispatch
 
 extension DispatchQueue {
     /// Runs `body` on this queue and waits for its result without holding a thread of Swift's
-    /// cooperative pool, which SQLite's blocking calls (a lock wait, a page read, an fsync) would.
+    /// cooperative pool, which blocking calls (SQLite's lock waits, page reads and fsyncs, the poster
+    /// store's sync) would.
     package func run<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T)
         async throws(Failure) -> T
     {
