@@ -24,7 +24,7 @@ final class WorkQueue: Sendable {
     private let state: Mutex<State>
 
     private struct State {
-        var targets: [FetchTarget]
+        var targets: FetchTargets
         var failedBefore: [String: Int]
         /// IDs a title resolved to during the run: the film came with the answer, so its ID is not asked again.
         var arrived: Set<String> = []
@@ -51,10 +51,17 @@ final class WorkQueue: Sendable {
 
     /// A queue over `targets`; once `stop` is requested it hands out nothing more. With `claimer`
     /// it hands out only what the run claims.
-    init(_ targets: [FetchTarget], failedBefore: [String: Int] = [:], stop: WarmStop? = nil, claimer: Claimer? = nil) {
+    init(_ targets: FetchTargets, failedBefore: [String: Int] = [:], stop: WarmStop? = nil, claimer: Claimer? = nil) {
         state = Mutex(State(targets: targets, failedBefore: failedBefore))
         stopToken = stop
         self.claimer = claimer
+    }
+
+    /// A queue over `targets` (tests name them as an array).
+    convenience init(
+        _ targets: [FetchTarget], failedBefore: [String: Int] = [:], stop: WarmStop? = nil, claimer: Claimer? = nil
+    ) {
+        self.init(FetchTargets(targets), failedBefore: failedBefore, stop: stop, claimer: claimer)
     }
 
     /// Runs in a row that failed for `id` before this one.
@@ -156,8 +163,9 @@ final class WorkQueue: Sendable {
     }
 
     /// The first target of `list` from `index` whose film has not `arrived`, moving `index` past it.
-    private static func take(_ list: [FetchTarget], at index: inout Int, skipping arrived: Set<String>) -> FetchTarget?
-    {
+    private static func take<Targets: RandomAccessCollection<FetchTarget>>(
+        _ list: Targets, at index: inout Int, skipping arrived: Set<String>
+    ) -> FetchTarget? where Targets.Index == Int {
         while index < list.count {
             let target = list[index]
             index += 1

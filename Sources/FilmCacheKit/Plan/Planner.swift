@@ -170,10 +170,10 @@ public enum FetchTarget: Sendable, Equatable, CustomStringConvertible {
 
 /// Tonight's work and why the rest is left alone.
 public struct Plan: Sendable, Equatable {
-    /// IDs to fetch and titles to resolve, in the order to do them, within today's budget.
-    public private(set) var scheduled: [FetchTarget] = []
+    /// IDs to fetch and titles to resolve, in the order to do them, within today's budget (8 bytes an ID).
+    public private(set) var scheduled = FetchTargets()
     /// IDs and titles due but beyond today's budget, in the order they would follow.
-    public private(set) var postponed: [FetchTarget] = []
+    public private(set) var postponed = FetchTargets()
     /// IDs to fetch, in the order to fetch them, within today's budget.
     package var toFetch: [String] { scheduled.compactMap(\.imdbID) }
     /// IDs due but beyond today's budget, in the order they would follow.

@@ -18,14 +18,20 @@ struct PackedIDs: Sendable, Equatable {
     mutating func reserveCapacity(_ count: Int) { packed.reserveCapacity(count) }
 
     mutating func append(_ id: String) {
-        let utf8 = id.utf8
-        guard PlainTextWorklist.isIMDbID(bytes: utf8) else {
+        guard let bits = Self.pack(id) else {
             others.append(id)
             packed.append(Self.otherFlag | UInt64(others.count - 1))
             return
         }
+        packed.append(bits)
+    }
+
+    /// An IMDb title ID as its digits and how many there are (below bit 63); `nil` for any other text.
+    static func pack(_ id: String) -> UInt64? {
+        let utf8 = id.utf8
+        guard PlainTextWorklist.isIMDbID(bytes: utf8) else { return nil }
         let digits = utf8.dropFirst(2).reduce(UInt64(0)) { $0 * 10 + UInt64($1 - 48) }
-        packed.append(UInt64(utf8.count - 2) << 40 | digits)
+        return UInt64(utf8.count - 2) << 40 | digits
     }
 
     /// Appends every ID of `other`, in order.
@@ -43,6 +49,11 @@ struct PackedIDs: Sendable, Equatable {
     /// The ID `append` made `bits` of, as it was written.
     private func unpack(_ bits: UInt64) -> String {
         if bits & Self.otherFlag != 0 { return others[Int(bits & ~Self.otherFlag)] }
+        return Self.unpack(bits)
+    }
+
+    /// The IMDb title ID ``pack(_:)`` made `bits` of.
+    static func unpack(_ bits: UInt64) -> String {
         let count = Int(bits >> 40)
         var digits = bits & (1 << 40 - 1)
         return String(unsafeUninitializedCapacity: count + 2) { buffer in
