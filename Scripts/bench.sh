@@ -7,7 +7,8 @@
 #   upsert  normalized films into a fresh cache (then again, as updates) vs Python's sqlite3 executemany
 #           of the same rows into the same schema
 #   plan    `filmcache plan` of a BENCH_PLAN_IDS (100000) worklist over a BENCH_PLAN_ROWS (1000000) cache
-#   export  `filmcache export` of that cache (JSON Lines, then CSV) and `filmcache import` of each file into a
+#   export  `filmcache export` of a BENCH_TRANSFER_ROWS (100000) cache (JSON Lines, then CSV) beside `sqlite3 -json`
+#           (`-csv`), and `filmcache import` of each file beside Python's json.loads/csv + executemany, into a
 #           fresh cache: films/s and peak RSS, which should stay flat whatever the size
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
 #   memory  whole warms of 20,000, 100,000 and 1,000,000 IDs (BENCH_RSS_SIZES; the corpus is generated per ID,
@@ -285,24 +286,51 @@ plan_runs "$work/plan.sqlite" "$work/plan-ids.txt"
 
 fi # plan
 if want export; then
-[ -f "$work/plan.sqlite" ] || "$bin/filmcache-bench" fill --db "$work/plan.sqlite" --rows "$plan_rows" >/dev/null
+# BENCH_TRANSFER_ROWS (100000) films, filled as the plan's cache is; each format's export beside `sqlite3 -json`
+# (`-csv` for CSV) dumping the same columns, and its import into a fresh cache beside Python reading the same
+# file (json.loads or csv, sqlite3 executemany upserts, newer wins, batches of 1000, WAL) into a copy of an
+# empty cache filmcache made. Goals: export >= 1x the CLI, import >= 2x Python with peak RSS <= 40 MB.
+transfer_rows=${BENCH_TRANSFER_ROWS:-100000}
+"$bin/filmcache-bench" fill --db "$work/transfer.sqlite" --rows "$transfer_rows" >/dev/null
+# An import of nothing creates the cache (and says nothing was read: not an error here).
+"$bin/filmcache" import --db "$work/empty.sqlite" /dev/null >/dev/null 2>&1 || [ -f "$work/empty.sqlite" ]
+sqlite3 "$work/empty.sqlite" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+columns=$(sqlite3 "$work/transfer.sqlite" "SELECT group_concat(name, ', ') FROM pragma_table_info('films')")
 echo
-echo "== export and import: the $plan_rows-film cache out to a file and back into a fresh one =="
+echo "== export and import: $transfer_rows films out to a file and back into a fresh cache =="
+echo "   (goals: export >= 1x sqlite3's own dump, import >= 2x the Python peer, peak RSS <= 40 MB)"
+# Runs the rest of the line under /usr/bin/time; sets took_s and took_mb.
+timed() {
+  /usr/bin/time -f "%e %M" -o "$work/transfer-time.txt" "$@"
+  read -r took_s took_kb <"$work/transfer-time.txt"
+  took_mb=$((took_kb / 1024))
+}
+row() { printf '  %-44s %6.2f s %9s films/s  peak RSS %3d MB\n' "$1" "$2" "$(rate "$transfer_rows" "$2")" "$3"; }
 for format in jsonl csv; do
-  /usr/bin/time -f "%e %M" -o "$work/export-time.txt" "$bin/filmcache" export --db "$work/plan.sqlite" \
-    --format "$format" >"$work/export.$format"
-  read -r export_s export_kb <"$work/export-time.txt"
-  rm -f "$work/import.sqlite"*
-  /usr/bin/time -f "%e %M" -o "$work/import-time.txt" "$bin/filmcache" import --db "$work/import.sqlite" \
-    "$work/export.$format" >/dev/null
-  read -r import_s import_kb <"$work/import-time.txt"
-  imported=$(sqlite3 "$work/import.sqlite" 'SELECT count(*) FROM films')
-  [ "$imported" -eq "$plan_rows" ] || { echo "import of $format stored $imported of $plan_rows films" >&2; exit 1; }
-  printf '  %-5s export %6.1f s, %7s films/s, peak RSS %d MB, %d MB file; import %6.1f s, %7s films/s, peak RSS %d MB\n' \
-    "$format" "$export_s" "$(rate "$plan_rows" "$export_s")" $((export_kb / 1024)) \
-    $(($(stat -c %s "$work/export.$format") / 1048576)) "$import_s" "$(rate "$plan_rows" "$import_s")" $((import_kb / 1024))
-  rm -f "$work/export.$format" "$work/import.sqlite"*
+  cli=json
+  [ "$format" = csv ] && cli=csv
+  timed sqlite3 "-$cli" "$work/transfer.sqlite" "SELECT $columns FROM films ORDER BY imdb_id" >"$work/cli.$format"
+  row "sqlite3 -$cli (the CLI's dump)" "$took_s" "$took_mb"
+  cli_s=$took_s
+  timed "$bin/filmcache" export --db "$work/transfer.sqlite" --format "$format" >"$work/export.$format"
+  row "filmcache export --format $format" "$took_s" "$took_mb"
+  echo "  ratio filmcache/sqlite3 export ($format): $(ratio "$cli_s" "$took_s")  ($(($(stat -c %s \
+    "$work/export.$format") / 1048576)) MB file, the CLI's $(($(stat -c %s "$work/cli.$format") / 1048576)) MB)"
+  rm -f "$work/cli.$format" "$work/import.sqlite"* "$work/import-py.sqlite"*
+  cp "$work/empty.sqlite" "$work/import-py.sqlite"
+  timed python3 Scripts/bench_import.py "$work/export.$format" "$work/import-py.sqlite" 1000 >/dev/null
+  row "python3 $( [ "$format" = csv ] && echo csv || echo json.loads) + sqlite3 executemany" "$took_s" "$took_mb"
+  py_s=$took_s
+  timed "$bin/filmcache" import --db "$work/import.sqlite" "$work/export.$format" >/dev/null
+  row "filmcache import ($format)" "$took_s" "$took_mb"
+  echo "  ratio filmcache/python import ($format): $(ratio "$py_s" "$took_s")"
+  for db in import import-py; do
+    imported=$(sqlite3 "$work/$db.sqlite" 'SELECT count(*) FROM films')
+    [ "$imported" -eq "$transfer_rows" ] || { echo "$db of $format stored $imported of $transfer_rows films" >&2; exit 1; }
+  done
+  rm -f "$work/export.$format" "$work/import.sqlite"* "$work/import-py.sqlite"*
 done
+rm -f "$work/transfer.sqlite"* "$work/empty.sqlite"*
 
 fi # export
 if want memory; then

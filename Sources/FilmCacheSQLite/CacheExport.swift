@@ -66,7 +66,7 @@ public final class CacheExport {
                     rows += 1
                     last = statement.text(0) ?? last
                     switch format {
-                    case .jsonl: FilmRow.film(from: statement).appendExportLine(to: &output.bytes)
+                    case .jsonl: FilmRow.appendExportLine(statement, to: &output.bytes)
                     case .csv: FilmCSV.appendRecord(statement, to: &output.bytes)
                     }
                 }

@@ -9,9 +9,14 @@ extension FilmCSV {
             let column = Int32(index)
             // Swift's shortest form of a number reads back as the same number; SQLite's own text has 15 digits.
             if row.isReal(column), let value = row.double(column) {
-                out += "\(value)".utf8
-            } else if let text = row.text(column) {
-                appendField(text, to: &out)
+                out += value.description.utf8
+            } else if let bytes = row.textBytes(column) {
+                // Well-formed text is copied; other bytes are written as the String reading them repairs them.
+                if UTF8Check.isValid(bytes) {
+                    appendField(utf8: bytes, to: &out)
+                } else {
+                    appendField(String(decoding: bytes, as: UTF8.self), to: &out)
+                }
             }
         }
         out += "\r\n".utf8

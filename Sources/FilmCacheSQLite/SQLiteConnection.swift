@@ -260,6 +260,12 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// Column `index`'s text as SQLite holds it, `nil` when NULL; valid until the next step or reset.
+    func textBytes(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard let pointer = sqlite3_column_text(statement, index) else { return nil }
+        return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, index)))
+    }
+
     /// Column `index` as bytes, exactly as stored (a BLOB, or a text's UTF-8), `nil` when NULL.
     func bytes(_ index: Int32) -> [UInt8]? {
         guard sqlite3_column_type(statement, index) != SQLITE_NULL else { return nil }

@@ -16,6 +16,6 @@ extension SQLiteStatement: FilmRowValues {
     /// A list column; a value that is not such a list reads as empty.
     func list<T: Decodable>(_ index: Int32, _ type: T.Type, _ decoder: JSONDecoder) -> [T] {
         guard let text = text(index) else { return [] }
-        return (try? decoder.decode([T].self, from: Data(text.utf8))) ?? []
+        return JSONText.decodeList(text, type, decoder) ?? []
     }
 }

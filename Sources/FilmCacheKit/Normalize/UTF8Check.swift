@@ -2,9 +2,9 @@
 ///
 /// The standard library's validating initializer goes through generic metadata lookups that
 /// cost more than the check itself; the reader only calls this for strings with non-ASCII bytes.
-enum UTF8Check {
+package enum UTF8Check {
     /// Whether `bytes` is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var k = 0
         let n = bytes.count
         while k < n {

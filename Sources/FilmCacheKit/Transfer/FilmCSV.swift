@@ -14,17 +14,25 @@ package enum FilmCSV {
 
     /// Appends `text` as one field, quoted when it holds a comma, a quote, a CR or an LF.
     package static func appendField(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendField(utf8: $0, to: &out) }
+    }
+
+    /// Appends the UTF-8 `bytes` as one field, as ``appendField(_:to:)`` writes the same text.
+    package static func appendField(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         let quote = UInt8(ascii: "\"")
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == quote || $0 == 0x0A || $0 == 0x0D })
-        else {
-            out += text.utf8
+        guard bytes.contains(where: { $0 == UInt8(ascii: ",") || $0 == quote || $0 == 0x0A || $0 == 0x0D }) else {
+            out.append(contentsOf: bytes)
             return
         }
         out.append(quote)
-        for byte in text.utf8 {
-            if byte == quote { out.append(quote) }
-            out.append(byte)
+        var run = 0
+        for (index, byte) in bytes.enumerated() where byte == quote {
+            // The run up to this quote and the quote itself, then the quote again.
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...index]))
+            run = index
         }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         out.append(quote)
     }
 
@@ -107,7 +115,7 @@ package enum FilmCSV {
         }
 
         func list<T: Decodable>(_ index: Int32, _ type: T.Type, _ decoder: JSONDecoder) throws(FilmLine.Fault) -> [T] {
-            try value(index, "a JSON list of its kind") { try? decoder.decode([T].self, from: Data($0.utf8)) } ?? []
+            try value(index, "a JSON list of its kind") { JSONText.decodeList($0, type, decoder) } ?? []
         }
 
         /// The field of column `index` read by `read`; absent when empty, a fault when it does not read.

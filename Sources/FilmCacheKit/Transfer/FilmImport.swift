@@ -57,25 +57,68 @@ public struct FilmImport {
     }
 
     /// Imports `input`; `progress` is called after each batch with the file's tally so far.
+    ///
+    /// A batch is written while the next one is read: one transaction at a time, in the order read,
+    /// each committed before the next is handed over, so reading and the store's work overlap and a
+    /// kill loses no committed batch. Every write has ended when this returns or throws.
     public func read(_ input: Input, progress: (ImportTally) -> Void = { _ in }) async throws(TransferError)
         -> ImportTally
     {
+        let result = await withTaskGroup(
+            of: Result<ImportCounts, StoreError>.self, returning: Result<ImportTally, TransferError>.self
+        ) { group in
+            do throws(TransferError) {
+                return .success(try await read(input, writingIn: &group, progress: progress))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// ``read(_:progress:)`` with its batches written as tasks of `group`, one at a time.
+    private func read(
+        _ input: Input, writingIn group: inout TaskGroup<Result<ImportCounts, StoreError>>,
+        progress: (ImportTally) -> Void
+    ) async throws(TransferError) -> ImportTally {
         let reader = input.reader
         var tally = ImportTally()
         var batch: [IMDBFilm] = []
         batch.reserveCapacity(batchSize)
-        func commit() async throws(TransferError) {
+        /// Whether a batch handed to `group` has not been waited for.
+        var writing = false
+        /// Waits for the batch being written and counts it.
+        func written() async throws(TransferError) {
+            guard writing, let result = await group.next() else { return }
+            writing = false
             do {
-                tally.counts += try await store.importFilms(batch, now: now)
+                tally.counts += try result.get()
             } catch {
                 throw .store(error)
             }
-            batch.removeAll(keepingCapacity: true)
             progress(tally)
+        }
+        /// Hands the batch read to `group`, once the one before it is committed.
+        func commit() async throws(TransferError) {
+            try await written()
+            guard !batch.isEmpty else { return }
+            let (films, store, now) = (batch, store, now)
+            batch = []
+            batch.reserveCapacity(batchSize)
+            group.addTask {
+                do throws(StoreError) {
+                    return .success(try await store.importFilms(films, now: now))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            writing = true
         }
         var tmdbBatch = TMDbBatch(newerWins: true, now: now)
         func commitTMDb() async throws(TransferError) {
             guard let tmdb, !tmdbBatch.isEmpty else { return }
+            // The films read before these entries are written first, as when nothing overlapped.
+            try await written()
             do {
                 tally.tmdb += try await TMDbImportCounts.write(tmdbBatch, to: tmdb, now: now)
             } catch {
@@ -203,11 +246,13 @@ public struct FilmImport {
             // What was read before a read error is good: it is kept.
             if case .cannotRead = error {
                 try await commit()
+                try await written()
                 try await commitTMDb()
             }
             throw error
         }
         try await commit()
+        try await written()
         try await commitTMDb()
         return tally
     }

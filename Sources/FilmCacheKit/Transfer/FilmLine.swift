@@ -2,8 +2,9 @@ import Foundation
 
 /// Reads one line of a JSON Lines import: an export line, or an OMDb body.
 ///
-/// An export line is the canonical `IMDBFilm` form with `rawJSON` added (docs/IMDBFILM.md),
-/// read with `IMDBFilm.canonicalDecoder()`. A line with a `"Response"` key is an OMDb body: it is
+/// An export line is the canonical `IMDBFilm` form with `rawJSON` added (docs/IMDBFILM.md):
+/// one in the exact form filmcache writes is read by ``ExportLineReader``, any other with
+/// `IMDBFilm.canonicalDecoder()`. A line with a `"Response"` key is an OMDb body: it is
 /// normalized as a warm would, under the ID it names, fetched `now`.
 struct FilmLine {
     /// Why a line is not a film; the text is short and escaped.
@@ -26,7 +27,12 @@ struct FilmLine {
         if Self.hasResponseKey(line) { return try omdbBody(line) }
         let film: IMDBFilm
         do {
-            film = try decoder.decode(ExportLine.self, from: Data(line)).film
+            // A line as filmcache writes it is read in one pass; any other is left to the decoder.
+            if let read = line.withUnsafeBufferPointer(ExportLineReader.film) {
+                film = read
+            } else {
+                film = try decoder.decode(ExportLine.self, from: Data(line)).film
+            }
         } catch let error as DecodingError {
             throw Fault(reason: Self.describe(error))
         } catch {

@@ -144,4 +144,37 @@ import Testing
         #expect(try reader.film(from: Array(line(film).dropLast())).film == film)
         #expect(FilmLine.hasResponseKey(Array(#"{"Title":"X", "Response" : "True"}"#.utf8)))
     }
+
+    @Test("Lines as filmcache writes them are read in one pass, to the film the decoder gives")
+    func onePassReader() throws {
+        var random = SplitMix64(seed: 43)
+        let films = try TransferFilms.samples() + (0..<300).map { TransferFilms.generated($0, &random) }
+        let decoder = IMDBFilm.canonicalDecoder()
+        for film in films {
+            let bytes = Array(line(film).dropLast())
+            let fast = bytes.withUnsafeBufferPointer(ExportLineReader.film)
+            #expect(fast == film)
+            var decoded = try decoder.decode(IMDBFilm.self, from: Data(bytes))
+            decoded.rawJSON = film.rawJSON
+            #expect(fast == decoded)
+        }
+    }
+
+    @Test(
+        "A line in another form is left to the decoder, which reads the same film",
+        arguments: [
+            ("{\"imdbID\"", "{ \"imdbID\""), ("\"title\":", "\"title\" :"), (",\"dataVersion\"", ", \"dataVersion\""),
+            ("\"title\":\"Gladiator\"", "\"title\":\"Gladi\\u0061tor\""),
+            ("\"title\":\"Gladiator\"", "\"title\":\"Gladiator\\/\""), ("\"imdbRating\":8.5", "\"imdbRating\":85e-1"),
+        ])
+    func otherForms(_ from: String, _ to: String) throws {
+        let film = try #require(try TransferFilms.samples().first)
+        let text = String(decoding: line(film).dropLast(), as: UTF8.self)
+        #expect(text.contains(from))
+        let changed = Array(text.replacingOccurrences(of: from, with: to).utf8)
+        #expect(changed.withUnsafeBufferPointer(ExportLineReader.film) == nil)
+        var expected = film
+        if to.hasSuffix("\\/\"") { expected.title = "Gladiator/" }
+        #expect(try reader.film(from: changed).film == expected)
+    }
 }
