@@ -388,7 +388,7 @@ startup_pair "plan WORKLIST ($(wc -l <"$work/startup-worklist.txt") IDs, no key)
 echo "  the key's slow hash (PBKDF2) where the ledger is read for the key (OMDB_API_KEY set):"
 OMDB_API_KEY=bench hyperfine -N --warmup 3 --runs 30 --export-json "$work/startup.json" \
   "$bin/filmcache quota --db $startup_db" >/dev/null 2>&1
-python3 -c 'import json, sys; print(f"    filmcache quota with the key {json.load(open(sys.argv[1]))[\"results\"][0][\"median\"] * 1000:7.1f} ms")' \
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["results"][0]["median"]; print(f"    filmcache quota with the key {m * 1000:7.1f} ms")' \
   "$work/startup.json"
 fi # startup
 
