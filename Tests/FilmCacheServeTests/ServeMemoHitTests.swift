@@ -25,13 +25,11 @@ import Testing
     @Test func aHitOnAConnectionIsTheRoutersAnswer() async throws {
         let upstream = ScriptedUpstream { id, _ in ScriptedUpstream.film(id, title: "The Matrix") }
         try await ServeFixture.with(upstream) { fixture in
-            var routed: TestResponse?
-            try await fixture.app.test(.router) { client in
+            let hit = try await fixture.app.test(.router) { client in
                 let miss = try await client.execute(uri: Self.uri(Self.id), method: .get)
                 #expect(miss.headers[HTTPField.Name("X-Cache")!] == "miss")
-                routed = try await client.execute(uri: Self.uri(Self.id), method: .get)
+                return try await client.execute(uri: Self.uri(Self.id), method: .get)
             }
-            let hit = try #require(routed)
             #expect(hit.headers[HTTPField.Name("X-Cache")!] == "hit")
             try await fixture.app.test(.live) { client in
                 for _ in 0..<2 {
