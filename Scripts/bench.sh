@@ -16,6 +16,8 @@
 #           peak RSS against the 32 MB goal (rate within 10%, RSS flat)
 #   serve   `filmcache serve`'s hit path under wrk vs nginx serving the same bodies (BENCH_SERVE_IDS 1000 films,
 #           BENCH_SERVE_SECONDS 10 a round), then its RSS across BENCH_SERVE_REQUESTS (1000000) requests
+#   startup `filmcache show`, `quota` and `plan` on serve's small cache vs the sqlite3 CLI answering the same
+#           question, with hyperfine (medians of 30 runs)
 #   posters `filmcache posters` of BENCH_POSTERS (5000) images from nginx into a store vs curl --parallel
 #           writing the same files, BENCH_POSTER_ROUNDS (3) rounds, peak RSS; then the revalidation pass (304s)
 #   pg      (BENCH_PG=0 skips it) a throwaway PostgreSQL 15 server on loopback, Debian's defaults (fsync on;
@@ -409,6 +411,42 @@ while [ "$done_requests" -lt "$serve_requests" ]; do
 done
 kill -TERM "$serve_pid"; wait "$serve_pid" || true
 fi # serve
+if want startup; then
+echo
+echo "== start-up: filmcache show, quota and plan vs the sqlite3 CLI answering the same question (hyperfine -N, medians) =="
+if [ ! -f "$work/serve.sqlite" ]; then
+  head -n "${BENCH_SERVE_IDS:-1000}" "$work/ids.txt" >"$work/serve-ids.txt"
+  OMDB_API_KEY=bench "$bin/filmcache" warm --db "$work/serve.sqlite" --base-url "http://127.0.0.1:$port/" --rate 0 \
+    --daily-limit 100000000 --reserve 0 --max-in-flight "$inflight" --no-progress "$work/serve-ids.txt" >/dev/null
+fi
+startup_db="$work/serve.sqlite"
+startup_id=$(head -n 1 "$work/serve-ids.txt")
+# The cache's films and a tenth as many it does not hold: what `plan` sorts.
+{ cat "$work/serve-ids.txt"; seq -f 'tt99%06g' 1 "$(($(wc -l <"$work/serve-ids.txt") / 10))"; } >"$work/startup-worklist.txt"
+# Pair $1: hyperfine's median of the sqlite3 command $2 and of the filmcache command $3, and their ratio.
+startup_pair() {
+  env -u OMDB_API_KEY hyperfine -N --warmup 3 --runs 30 --export-json "$work/startup.json" "$2" "$3" >/dev/null 2>&1
+  python3 - "$1" "$work/startup.json" <<'PY'
+import json, sys
+a, b = (r["median"] * 1000 for r in json.load(open(sys.argv[2]))["results"])
+print(f"  {sys.argv[1]:<44} sqlite3 {a:7.1f} ms   filmcache {b:7.1f} ms   {b / a:5.2f} x   (goal <= 2)")
+PY
+}
+startup_pair "show ID" \
+  "sqlite3 -readonly $startup_db \"SELECT raw_json FROM films WHERE imdb_id = '$startup_id'\"" \
+  "$bin/filmcache show --db $startup_db $startup_id"
+startup_pair "quota (no key: the busiest in the ledger)" \
+  "sqlite3 -readonly $startup_db \"SELECT key_fingerprint, quota_day, used, daily_limit FROM quota_ledger ORDER BY quota_day DESC LIMIT 30; SELECT * FROM runs ORDER BY id DESC LIMIT 10\"" \
+  "$bin/filmcache quota --db $startup_db"
+startup_pair "plan WORKLIST ($(wc -l <"$work/startup-worklist.txt") IDs, no key)" \
+  "sqlite3 -readonly $startup_db -cmd \"CREATE TEMP TABLE w (id TEXT)\" -cmd \".import --schema temp $work/startup-worklist.txt w\" \"SELECT count(*) FROM w WHERE id NOT IN (SELECT imdb_id FROM films)\"" \
+  "$bin/filmcache plan --db $startup_db $work/startup-worklist.txt"
+echo "  the key's slow hash (PBKDF2) where the ledger is read for the key (OMDB_API_KEY set):"
+OMDB_API_KEY=bench hyperfine -N --warmup 3 --runs 30 --export-json "$work/startup.json" \
+  "$bin/filmcache quota --db $startup_db" >/dev/null 2>&1
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["results"][0]["median"]; print(f"    filmcache quota with the key {m * 1000:7.1f} ms")' \
+  "$work/startup.json"
+fi # startup
 
 if ! want pg; then
   [ "${BENCH_PG:-1}" = 0 ] && { echo; echo "== PostgreSQL: skipped (BENCH_PG=0) =="; }

@@ -118,9 +118,11 @@ public enum ServeHTTP {
             await metrics.updateQuota(from: pages)
             return Self.response(200, metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")
         }
+        let hits = MemoHits(engine: engine, metrics: metrics, time: time, maxQuery: options.maxRequestLine)
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
                 RequestHeadDeadline(deadline: options.headDeadline), HTTP10CloseInstaller(),
+                MemoHitInstaller(hits: hits),
             ],
             idleTimeout: .nanoseconds(options.idleTimeout.inNanoseconds),
             httpDecoderConfiguration: .init(
@@ -213,6 +215,14 @@ public enum ServeHTTP {
         _ status: Int, _ body: [UInt8], type: String = "application/json; charset=utf-8",
         extra: [(name: String, value: String)]? = nil
     ) -> Response {
+        Response(
+            status: .init(code: status), headers: fields(type: type, extra: extra),
+            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// An answer's fields but its length and date: `type`, and with `extra` (OMDb's answers), any
+    /// origin allowed and the engine's headers.
+    static func fields(type: String, extra: [(name: String, value: String)]?) -> HTTPFields {
         var fields: HTTPFields = [.contentType: type]
         if let extra {
             fields[.accessControlAllowOrigin] = "*"
@@ -220,8 +230,7 @@ public enum ServeHTTP {
                 if let name = HTTPField.Name(name) { fields[name] = value }
             }
         }
-        return Response(
-            status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return fields
     }
 }
 

@@ -10,11 +10,14 @@ final class ScriptedUpstream: HTTPTransport {
     private let script: Mutex<Script>
     private let log = Mutex<[String]>([])
     private let hold: Latch?
+    private let holding: Set<String>?
 
-    /// Answers from `script`; with `hold`, each call waits until it is opened.
-    init(hold: Latch? = nil, _ script: @escaping Script) {
+    /// Answers from `script`; with `hold`, each call (each for an ID in `holding`, when given)
+    /// waits until it is opened.
+    init(hold: Latch? = nil, holding: Set<String>? = nil, _ script: @escaping Script) {
         self.script = Mutex(script)
         self.hold = hold
+        self.holding = holding
     }
 
     func get(_ url: String) async throws(TransportFailure) -> HTTPResponse {
@@ -23,7 +26,7 @@ final class ScriptedUpstream: HTTPTransport {
             $0.append(id)
             return $0.filter { $0 == id }.count
         }
-        await hold?.wait()
+        if holding?.contains(id) ?? true { await hold?.wait() }
         return try script.withLock { $0 }(id, attempt).get()
     }
 

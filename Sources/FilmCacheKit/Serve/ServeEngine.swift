@@ -72,6 +72,19 @@ public final class ServeEngine: Sendable {
         }
     }
 
+    /// The body of a plain film request (`i=` with the short plot, nothing else but `apikey`) when
+    /// `token` is accepted and the film's answer is fresh in memory, counted toward the film's
+    /// demand as ``respond(to:)`` counts it; nil when the request needs ``respond(to:)``.
+    ///
+    /// Never waits, so the server answers such a hit where it reads the request.
+    public func memoHit(token: String, imdbID: String) -> [UInt8]? {
+        guard !token.isEmpty, tokens.withLock({ $0.accepts(token) }),
+            let body = memo.fresh("i:" + imdbID, at: now())
+        else { return nil }
+        count(imdbID)
+        return body
+    }
+
     /// Whether `token` is one of the client tokens: what opens the dashboard and `/quota` too.
     public func accepts(token: String) -> Bool {
         tokens.withLock { $0.accepts(token) }

@@ -192,3 +192,38 @@ public enum QueryItems {
         return spaced.removingPercentEncoding ?? spaced
     }
 }
+
+extension ServeQuery {
+    /// The token and ID of a query string that is exactly an `apikey` item and an `i` item (names
+    /// in any case, in either order, each once), with nothing to decode (no `%` or `+`) and a
+    /// well-formed ID: a request ``init(_:)`` reads as ``film(imdbID:)``, found without building
+    /// its items. nil for any other query, which takes the full reading.
+    package static func plainFilm(_ query: Substring) -> (token: String, imdbID: String)? {
+        var token: Substring.UTF8View?
+        var id: Substring.UTF8View?
+        for pair in query.utf8.split(separator: UInt8(ascii: "&")) {
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+            let name = pair[..<equals]
+            let value = pair[pair.index(after: equals)...]
+            guard !value.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return nil }
+            if asciiLowercased(name, equals: "apikey") {
+                guard token == nil else { return nil }
+                token = value
+            } else if asciiLowercased(name, equals: "i") {
+                guard id == nil else { return nil }
+                id = value
+            } else {
+                return nil
+            }
+        }
+        guard let token, let id, PlainTextWorklist.isIMDbID(bytes: id) else { return nil }
+        return (String(decoding: token, as: UTF8.self), String(decoding: id, as: UTF8.self))
+    }
+
+    /// Whether `name`, its ASCII letters lowercased, is `lowercase`.
+    private static func asciiLowercased(_ name: Substring.UTF8View, equals lowercase: String) -> Bool {
+        name.elementsEqual(lowercase.utf8) { byte, letter in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == letter
+        }
+    }
+}

@@ -19,6 +19,26 @@ import Testing
         #expect(query("i=tt0000001&i=tt0133093") == .film(imdbID: "tt0133093"))
     }
 
+    @Test func aPlainFilmQueryIsReadWithoutItsItemsAsTheFullReadingReadsIt() throws {
+        for text in ["apikey=app-token&i=tt0133093", "i=tt0133093&apikey=app-token", "APIKEY=app-token&I=tt0133093"] {
+            let plain = try #require(ServeQuery.plainFilm(text[...]))
+            #expect(plain.token == "app-token")
+            #expect(plain.imdbID == "tt0133093")
+            #expect(query(text) == .film(imdbID: plain.imdbID))
+            #expect(QueryItems.parse(text[...]).last { $0.name.lowercased() == "apikey" }?.value == plain.token)
+        }
+        // Anything else takes the full reading: escapes, other items, repeats, a bad or missing ID or key.
+        for text in [
+            "apikey=app%2Dtoken&i=tt0133093", "apikey=app+token&i=tt0133093", "apikey=app-token&i=%20tt0133093",
+            "apikey=app-token&i=tt0133093&plot=full", "apikey=app-token&i=tt0133093&r=xml",
+            "apikey=app-token&i=tt0000001&i=tt0133093", "apikey=a&apikey=app-token&i=tt0133093",
+            "apikey=app-token&i=tt01'--", "apikey=app-token&i=", "apikey=app-token", "i=tt0133093",
+            "apikey&i=tt0133093", "apikey=app-token&i", "apikeys=app-token&i=tt0133093", "",
+        ] {
+            #expect(ServeQuery.plainFilm(text[...]) == nil, "\(text)")
+        }
+    }
+
     @Test func anIDThatIsNoIDIsOMDbsIncorrectIMDbID() {
         #expect(query("i=0133093") == .invalid(status: 200, message: "Incorrect IMDb ID."))
         #expect(query("i=tt01'--") == .invalid(status: 200, message: "Incorrect IMDb ID."))

@@ -1,0 +1,99 @@
+import FilmCacheKit
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import FilmCacheServe
+
+/// Plain film requests answered from memory where the server reads them, on a real connection:
+/// the same answer as the router's, counted the same, and in the order the requests came.
+@Suite struct ServeMemoHitTests {
+    static let id = "tt0133093"
+    static let other = "tt0111161"
+
+    private static func uri(_ id: String) -> String { "/?apikey=\(ServeFixture.token)&i=\(id)" }
+
+    /// A response's fields but its date, in order.
+    private static func fields(_ response: TestResponse) -> [HTTPField] {
+        response.headers.filter { $0.name != .date }
+    }
+
+    @Test func aHitOnAConnectionIsTheRoutersAnswer() async throws {
+        let upstream = ScriptedUpstream { id, _ in ScriptedUpstream.film(id, title: "The Matrix") }
+        try await ServeFixture.with(upstream) { fixture in
+            let hit = try await fixture.app.test(.router) { client in
+                let miss = try await client.execute(uri: Self.uri(Self.id), method: .get)
+                #expect(miss.headers[HTTPField.Name("X-Cache")!] == "miss")
+                return try await client.execute(uri: Self.uri(Self.id), method: .get)
+            }
+            #expect(hit.headers[HTTPField.Name("X-Cache")!] == "hit")
+            try await fixture.app.test(.live) { client in
+                for _ in 0..<2 {
+                    let live = try await client.execute(uri: Self.uri(Self.id), method: .get)
+                    #expect(live.status == .ok)
+                    #expect(live.body == hit.body)
+                    #expect(Self.fields(live) == Self.fields(hit))
+                    #expect(live.headers[.date]?.hasSuffix(" GMT") == true)
+                }
+                // HEAD takes the route: the length, no body.
+                let head = try await client.execute(uri: Self.uri(Self.id), method: .head)
+                #expect(head.status == .ok)
+                #expect(head.body.readableBytes == 0)
+                #expect(head.headers[.contentLength] == "\(hit.body.readableBytes)")
+            }
+            #expect(upstream.requested == [Self.id])
+            // Every request counts toward the film's demand, the miss, the routed hit and the live ones.
+            await fixture.engine.demand.flush()
+            #expect(try await fixture.store.demand(of: [Self.id]) == [Self.id: 5])
+        }
+    }
+
+    @Test func aHitReadBehindAnUnansweredRequestIsAnsweredAfterIt() async throws {
+        let hold = Latch()
+        let upstream = ScriptedUpstream(hold: hold, holding: [Self.id]) { id, _ in ScriptedUpstream.film(id) }
+        try await ServeFixture.with(upstream) { fixture in
+            try await fixture.app.test(.live) { client in
+                // The other film is held in memory.
+                _ = try await client.execute(uri: Self.uri(Self.other), method: .get)
+                let port = try #require(client.port)
+                let connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: port) { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        }
+                    }
+                let received = try await connection.executeThenClose { inbound, outbound in
+                    // Both requests in one write: the second, a hit, is read while the first waits on OMDb.
+                    let request = { (id: String) in "GET \(Self.uri(id)) HTTP/1.1\r\nHost: localhost\r\n\r\n" }
+                    try await outbound.write(ByteBuffer(string: request(Self.id) + request(Self.other)))
+                    let asked = await eventually { upstream.requested.contains(Self.id) }
+                    #expect(asked)
+                    hold.open()
+                    var text = ""
+                    for try await buffer in inbound {
+                        text += String(buffer: buffer)
+                        if text.components(separatedBy: #""Response":"True"}"#).count > 2 { break }
+                    }
+                    return text
+                }
+                let first = try #require(received.range(of: #""imdbID":"\#(Self.id)""#))
+                let second = try #require(received.range(of: #""imdbID":"\#(Self.other)""#))
+                #expect(first.lowerBound < second.lowerBound)
+            }
+        }
+    }
+
+    @Test func theDateFieldIsRFC9110sFixedForm() {
+        var seconds = time_t(784_111_777)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        #expect(HTTPDate.format(parts) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        seconds = 1_795_000_000
+        gmtime_r(&seconds, &parts)
+        #expect(HTTPDate.format(parts) == "Wed, 18 Nov 2026 11:06:40 GMT")
+    }
+}
