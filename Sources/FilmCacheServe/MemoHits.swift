@@ -64,7 +64,7 @@ final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var dropping = false
     /// Answers written here since the last flush.
     private var unflushed = false
-    private var date = HTTPDate()
+    private var date = DateFieldText()
 
     init(hits: MemoHits) {
         self.hits = hits
@@ -73,7 +73,7 @@ final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            if unanswered == 0, let answer = hits.answer(request, date: date.now()) {
+            if unanswered == 0, let answer = hits.answer(request, date: date.text(for: hits.time.now)) {
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 context.write(
                     wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: answer.body))), promise: nil)
@@ -137,28 +137,16 @@ final class MemoHitInstaller: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// The `Date` field's text (RFC 9110's IMF-fixdate) of the current second, made once a second.
-struct HTTPDate {
-    private var second = -1
+struct DateFieldText {
+    private var second = Int.min
     private var text = ""
 
-    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    /// The text for now.
-    mutating func now() -> String {
-        var seconds = time(nil)
+    /// The text for `instant`'s second.
+    mutating func text(for instant: Date) -> String {
+        let seconds = Int(instant.timeIntervalSince1970.rounded(.down))
         guard seconds != second else { return text }
         second = seconds
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        text = Self.format(parts)
+        text = HTTPDate.format(secondsSince1970: seconds)
         return text
-    }
-
-    /// `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func format(_ parts: tm) -> String {
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let day = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)])"
-        return day + " \(1900 + parts.tm_year) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 }

@@ -47,7 +47,7 @@ enum ExportLineReader {
             film.yearEnd = yearEnd
             guard cursor.take(#","rated":"#), let rated = optionalString() else { return nil }
             film.rated = rated
-            guard cursor.take(#","released":"#), let released = optionalDate() else { return nil }
+            guard cursor.take(#","released":"#), let released = dateOrNull() else { return nil }
             film.released = released
             guard cursor.take(#","runtimeMinutes":"#), let runtime = optionalInt() else { return nil }
             film.runtimeMinutes = runtime
@@ -87,7 +87,7 @@ enum ExportLineReader {
             film.episode = episode
             guard cursor.take(#","seriesID":"#), let seriesID = optionalString() else { return nil }
             film.seriesID = seriesID
-            guard cursor.take(#","dvd":"#), let dvd = optionalDate() else { return nil }
+            guard cursor.take(#","dvd":"#), let dvd = dateOrNull() else { return nil }
             film.dvd = dvd
             guard cursor.take(#","production":"#), let production = optionalString() else { return nil }
             film.production = production
@@ -123,7 +123,7 @@ enum ExportLineReader {
         }
 
         /// A day as `CalendarDate` writes it; one that does not read is left to the decoder's message.
-        mutating func optionalDate() -> CalendarDate?? {
+        mutating func dateOrNull() -> CalendarDate?? {
             if cursor.take("null") { return .some(nil) }
             guard let body = cursor.stringBody(), Timestamp.isDayForm(body),
                 let date = CalendarDate(iso: text(body))

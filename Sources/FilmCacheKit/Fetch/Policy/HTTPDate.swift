@@ -1,9 +1,9 @@
 import Foundation
 
-/// Parses the HTTP date formats (RFC 9110 §5.6.7) without `DateFormatter` or locales.
-enum HTTPDate {
+/// Parses the HTTP date formats (RFC 9110 §5.6.7) and writes IMF-fixdate, without `DateFormatter` or locales.
+public enum HTTPDate {
     /// Parses IMF-fixdate, RFC 850 or asctime form; `nil` for anything else.
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         let tokens = text.split(separator: " ", omittingEmptySubsequences: true)
         switch tokens.count {
         case 6:
@@ -33,6 +33,23 @@ enum HTTPDate {
         default:
             return nil
         }
+    }
+
+    /// `instant`'s whole second as IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
+    public static func format(_ instant: Date) -> String {
+        format(secondsSince1970: Int(instant.timeIntervalSince1970.rounded(.down)))
+    }
+
+    /// The second `seconds` after 1970-01-01T00:00:00Z as IMF-fixdate.
+    public static func format(secondsSince1970 seconds: Int) -> String {
+        var moment = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&moment, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let weekday = shortDays[(Int(parts.tm_wday) + 6) % 7].capitalized
+        let month = months[Int(parts.tm_mon)].capitalized
+        return "\(weekday), \(two(parts.tm_mday)) \(month) \(1900 + parts.tm_year) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
     private static let shortDays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
