@@ -8,25 +8,16 @@ import Foundation
 public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     /// The key text; only the URL builder reads it.
     let secret: String
-    /// The key's name, worked out on a thread of its own from the moment the key is read.
-    private let name: KeyFingerprint.Pending
-
     /// The key's name in the ledger and the runs: a slow keyed hash in full (``KeyFingerprint``).
-    ///
-    /// The hash is slow on purpose (about 60 ms): a command opens its database and reads its
-    /// worklists while it is worked out, and the first to ask for the name waits for the rest.
-    public var fingerprint: String { name.value }
+    public let fingerprint: String
 
     /// Wraps `secret`, trimmed of surrounding whitespace and newlines; `nil` when empty.
     public init?(_ secret: String) {
         let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         self.secret = trimmed
-        self.name = KeyFingerprint.Pending(trimmed)
+        self.fingerprint = KeyFingerprint.of(trimmed)
     }
-
-    /// Two keys are equal when their text is (their names then are too).
-    public static func == (a: APIKey, b: APIKey) -> Bool { a.secret == b.secret }
 
     /// What finds the key echoed in an upstream's answer.
     var echo: SecretEcho { SecretEcho(secret) }

@@ -1,5 +1,4 @@
 import CCrypto
-import Foundation
 import Synchronization
 
 /// How the ledger names an API key without storing it: a slow keyed hash, kept in full, shown short.
@@ -41,36 +40,6 @@ public enum KeyFingerprint {
         let name = hex(out)
         known.withLock { $0[secret] = name }
         return name
-    }
-
-    /// The name of a key, worked out on a thread of its own; ``value`` waits for it.
-    final class Pending: Sendable {
-        private let name = Mutex<String?>(nil)
-        private let done = DispatchSemaphore(value: 0)
-
-        /// Starts working out the name of `secret`, unless this process already knows it.
-        init(_ secret: String) {
-            if let known = known.withLock({ $0[secret] }) {
-                name.withLock { $0 = known }
-                return
-            }
-            let thread = Thread { [self] in
-                let value = of(secret)
-                name.withLock { $0 = value }
-                done.signal()
-            }
-            thread.name = "filmcache-key-name"
-            thread.start()
-        }
-
-        /// The name, once worked out (waiting for it the first time).
-        var value: String {
-            if let value = name.withLock({ $0 }) { return value }
-            done.wait()
-            // Whoever else waits is let through too.
-            done.signal()
-            return name.withLock { $0 } ?? ""
-        }
     }
 
     /// The name `secret` had before: four hex digits of its SHA-256.

@@ -57,24 +57,19 @@ public struct WarmJob: Sendable {
         return try outcome.get()
     }
 
-    /// Reads the worklists.
-    private func readWorklists() throws(WarmError) -> Worklist {
+    /// Reads the worklists, logs what they skipped and plans them at `instant`.
+    ///
+    /// The worklist is let go on return: the run holds only the plan's own lists.
+    private func planTonight(at instant: Date) async throws(WarmError) -> (NightPlan, skippedLines: Int) {
+        let worklist: Worklist
         do {
             guard !configuration.worklists.isEmpty else { throw WorklistError.empty }
-            return try Worklist.read(paths: configuration.worklists, format: configuration.worklistFormat)
+            worklist = try Worklist.read(paths: configuration.worklists, format: configuration.worklistFormat)
         } catch let error as WorklistError {
             throw .worklist(error)
         } catch {
             throw .worklist(.empty)
         }
-    }
-
-    /// Logs what the worklist skipped and plans it at `instant`.
-    ///
-    /// The worklist is let go on return: the run holds only the plan's own lists.
-    private func planTonight(_ worklist: consuming Worklist, at instant: Date) async throws(WarmError) -> (
-        NightPlan, skippedLines: Int
-    ) {
         worklist.log(to: logger)
         do {
             let night = try await NightPlan.make(
@@ -96,8 +91,6 @@ public struct WarmJob: Sendable {
     private func run<C: Clock>(stop: WarmStop, on clock: C) async throws(WarmError) -> WarmSummary
     where C.Duration == Duration {
         let startedAt = now()
-        // Read while the key's name is worked out, which the ledger needs next.
-        let worklist = try readWorklists()
         do {
             let key = configuration.apiKey
             let legacy = key.legacyFingerprint
@@ -109,7 +102,7 @@ public struct WarmJob: Sendable {
         } catch {
             throw .store(error)
         }
-        let (night, skippedLines) = try await planTonight(worklist, at: startedAt)
+        let (night, skippedLines) = try await planTonight(at: startedAt)
         let runID: Int
         do {
             runID = try await store.beginRun(startedAt: startedAt, key: configuration.apiKey.fingerprint)
