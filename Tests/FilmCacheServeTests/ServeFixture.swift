@@ -43,8 +43,13 @@ struct ServeFixture {
         let metrics = ServeMetrics()
         let pages = ServePages(
             store: store, configuration: configuration, metrics: metrics, now: wall.wall.now, logger: logger)
+        // Nor does the connection's head deadline or idle timeout: a client stalled for seconds between two
+        // requests on a loaded machine would find its connection closed.
+        var options = ServeListenOptions(host: "127.0.0.1", port: 0)
+        options.headDeadline = .seconds(3_600)
+        options.idleTimeout = .seconds(3_600)
         let app = ServeHTTP.application(
-            engine: engine, metrics: metrics, pages: pages, options: ServeListenOptions(host: "127.0.0.1", port: 0),
+            engine: engine, metrics: metrics, pages: pages, options: options,
             time: time, logger: logger)
         return ServeFixture(
             directory: directory, store: store, engine: engine, wall: wall, upstream: upstream, app: app)
