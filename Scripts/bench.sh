@@ -11,8 +11,8 @@
 #           (`-csv`), and `filmcache import` of each file beside Python's json.loads/csv + executemany, into a
 #           fresh cache: films/s and peak RSS, which should stay flat whatever the size
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
-#   memory  whole warms of 20,000, 100,000 and 1,000,000 IDs (BENCH_RSS_SIZES; the corpus is generated per ID,
-#           about 4 GB and minutes of disk for a million): each one's rate as a ratio to the first size's, and its
+#   memory  whole warms of 20,000, 100,000 and 800,000 IDs (BENCH_RSS_SIZES; 800,000 is the most distinct IDs the
+#           stand-in generates; the corpus is generated per ID, about 3 GB and minutes of disk at 800,000): each one's rate as a ratio to the first size's, and its
 #           peak RSS against the 32 MB goal (rate within 10%, RSS flat)
 #   serve   `filmcache serve`'s hit path under wrk vs nginx serving the same bodies (BENCH_SERVE_IDS 1000 films,
 #           BENCH_SERVE_SECONDS 10 a round), then its RSS across BENCH_SERVE_REQUESTS (1000000) requests
@@ -25,7 +25,8 @@
 #           the whole warm into PostgreSQL vs into SQLite; 1, 2 and 4 warms at once sharing one plan
 #           (films/s, duplicate calls from nginx's log of that section's requests); `filmcache plan` of a
 #           BENCH_PG_PLAN_IDS (100000) worklist over a BENCH_PG_PLAN_ROWS (1000000) PostgreSQL cache
-# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32).
+# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32). BENCH_FILMCACHE=PATH measures another filmcache binary. BENCH_PERF_DIR=DIR profiles the warm and posters runs
+# (perf_prefix).
 # BENCH_SECTIONS="export serve …" runs only the sections named (default: all of them, in the order above; a section
 # makes what it reads when an earlier one did not). BENCH_ONLY=pg is BENCH_SECTIONS=pg; BENCH_PG=0 leaves pg out.
 set -euo pipefail
@@ -34,6 +35,9 @@ films=${BENCH_FILMS:-20000}
 inflight=${BENCH_IN_FLIGHT:-32}
 swift build -c release >/dev/null
 bin=$(swift build -c release --show-bin-path)
+# The filmcache binary measured: the release build's, or BENCH_FILMCACHE (the installed package's /usr/bin/filmcache,
+# statically linked, for one); the stand-in and filmcache-bench always come from the release build.
+fc=${BENCH_FILMCACHE:-$bin/filmcache}
 work=$(mktemp -d)
 chmod 755 "$work" # nginx's worker runs as nobody and must read the corpus
 nginx_pid=""
@@ -60,9 +64,12 @@ want() {
   case " $sections " in *" $1 "*) return 0 ;; *) return 1 ;; esac
 }
 
-rss_sizes=${BENCH_RSS_SIZES:-20000 100000 1000000}
+# 800,000 is the most distinct IDs the stand-in's generator makes (omdb-standin generate refuses more).
+rss_sizes=${BENCH_RSS_SIZES:-20000 100000 800000}
 corpus=$films
-for size in $rss_sizes; do [ "$size" -gt "$corpus" ] && corpus=$size; done
+if want memory; then
+  for size in $rss_sizes; do [ "$size" -gt "$corpus" ] && corpus=$size; done
+fi
 echo "generating $corpus films (seed 7)…"
 "$bin/omdb-standin" generate --count "$corpus" --seed 7 --out "$work/films" >/dev/null
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -116,6 +123,9 @@ sed 's/.*/url = "&"\noutput = "\/dev\/null"/' "$work/urls.txt" >"$work/curl.cfg"
 count=$(wc -l <"$work/ids.txt")
 
 now() { date +%s.%N; }
+# BENCH_PERF_DIR=DIR: the sections that support it run filmcache under `perf record -g`, one DIR/NAME.data a run
+# (the timings then include perf's cost: a profile, not a number to report).
+perf_prefix() { [ -z "${BENCH_PERF_DIR:-}" ] || echo "perf record -q -g -o $BENCH_PERF_DIR/$1.data --"; }
 rate() { python3 -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}')" "$1" "$2"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
 # Pairs "a:b" of rates: the median a, the median b and the median of the ratios b/a.
@@ -141,7 +151,7 @@ PY
 # Three runs of `filmcache plan` of worklist $2 over the cache $1: wall time, peak RSS, what it found.
 plan_runs() {
   for run in 1 2 3; do
-    /usr/bin/time -f "%e %M" -o "$work/plan-time.txt" "$bin/filmcache" plan --db "$1" --json "$2" >"$work/plan.json"
+    /usr/bin/time -f "%e %M" -o "$work/plan-time.txt" "$fc" plan --db "$1" --json "$2" >"$work/plan.json"
     read -r plan_s plan_kb <"$work/plan-time.txt"
     printf '  run %d: filmcache plan %s s wall, peak RSS %d MB (considered %s, fresh %s, due %s)\n' "$run" "$plan_s" \
       $((plan_kb / 1024)) "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["considered"])' "$work/plan.json")" \
@@ -188,7 +198,8 @@ for round in 1 2 3; do
   curl -s --parallel --parallel-max "$inflight" --config "$work/curl.cfg" -o /dev/null 2>/dev/null
   t1=$(now)
   rm -f "$work/bench.sqlite"*
-  OMDB_API_KEY=bench /usr/bin/time -v -o "$work/time.txt" "$bin/filmcache" warm --db "$work/bench.sqlite" \
+  OMDB_API_KEY=bench /usr/bin/time -v -o "$work/time.txt" $(perf_prefix "warm-$round") "$fc" warm \
+    --db "$work/bench.sqlite" \
     --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 \
     "$work/ids.txt" >"$work/warm.txt"
   warm_s=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): \(.*\)/\1/p' "$work/time.txt" \
@@ -214,7 +225,7 @@ posters=${BENCH_POSTERS:-5000}
 poster_rounds=${BENCH_POSTER_ROUNDS:-3}
 echo "== posters: $posters images (8-24 KiB) from nginx, $inflight in flight, no rate limit, $poster_rounds rounds (goal: >= 0.8x) =="
 if [ ! -f "$work/bench.sqlite" ]; then
-  OMDB_API_KEY=bench "$bin/filmcache" warm --db "$work/bench.sqlite" --base-url "http://127.0.0.1:$port/" \
+  OMDB_API_KEY=bench "$fc" warm --db "$work/bench.sqlite" --base-url "http://127.0.0.1:$port/" \
     --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 --no-progress "$work/ids.txt" >/dev/null
 fi
 # A copy with what the WAL holds (a plain cp of the file would leave that out).
@@ -234,12 +245,16 @@ for round in $(seq 1 "$poster_rounds"); do
   # The last round's WAL would be read as this copy's: it goes first.
   rm -f "$work/posters.sqlite-wal" "$work/posters.sqlite-shm"
   cp "$work/posters-fresh.sqlite" "$work/posters.sqlite"
+  # Each side starts with nothing unwritten on the file system: filmcache's syncfs would otherwise flush what
+  # curl (or the copy) left in the page cache, and time it as its own.
+  sync
   t0=$(now)
   curl -s --parallel --parallel-max "$inflight" --config "$work/posters-$round.cfg" 2>/dev/null
   t1=$(now)
   curl_posters=$(rate "$posters" "$(python3 -c "print($t1-$t0)")")
+  sync
   t0=$(now)
-  /usr/bin/time -f "%M" -o "$work/posters-time.txt" "$bin/filmcache" posters --db "$work/posters.sqlite" \
+  /usr/bin/time -f "%M" -o "$work/posters-time.txt" $(perf_prefix "posters-$round") "$fc" posters --db "$work/posters.sqlite" \
     --store "$work/store-$round" --poster-rate 0 --poster-max-in-flight "$inflight" --poster-allow-host 127.0.0.1 \
     >"$work/posters.txt"
   t1=$(now)
@@ -251,7 +266,7 @@ for round in $(seq 1 "$poster_rounds"); do
   poster_pairs="$poster_pairs $curl_posters:$fc_posters"
 done
 t0=$(now)
-"$bin/filmcache" posters --db "$work/posters.sqlite" --store "$work/store-$poster_rounds" --poster-rate 0 \
+"$fc" posters --db "$work/posters.sqlite" --store "$work/store-$poster_rounds" --poster-rate 0 \
   --poster-max-in-flight "$inflight" --poster-revalidate-days 0 --poster-allow-host 127.0.0.1 >"$work/posters2.txt"
 t1=$(now)
 grep -q "not modified $posters" "$work/posters2.txt" || { echo "revalidation: $(cat "$work/posters2.txt")" >&2; exit 1; }
@@ -295,7 +310,7 @@ if want export; then
 transfer_rows=${BENCH_TRANSFER_ROWS:-100000}
 "$bin/filmcache-bench" fill --db "$work/transfer.sqlite" --rows "$transfer_rows" >/dev/null
 # An import of nothing creates the cache (and says nothing was read: not an error here).
-"$bin/filmcache" import --db "$work/empty.sqlite" /dev/null >/dev/null 2>&1 || [ -f "$work/empty.sqlite" ]
+"$fc" import --db "$work/empty.sqlite" /dev/null >/dev/null 2>&1 || [ -f "$work/empty.sqlite" ]
 sqlite3 "$work/empty.sqlite" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 columns=$(sqlite3 "$work/transfer.sqlite" "SELECT group_concat(name, ', ') FROM pragma_table_info('films')")
 echo
@@ -314,7 +329,7 @@ for format in jsonl csv; do
   timed sqlite3 "-$cli" "$work/transfer.sqlite" "SELECT $columns FROM films ORDER BY imdb_id" >"$work/cli.$format"
   row "sqlite3 -$cli (the CLI's dump)" "$took_s" "$took_mb"
   cli_s=$took_s
-  timed "$bin/filmcache" export --db "$work/transfer.sqlite" --format "$format" >"$work/export.$format"
+  timed "$fc" export --db "$work/transfer.sqlite" --format "$format" >"$work/export.$format"
   row "filmcache export --format $format" "$took_s" "$took_mb"
   echo "  ratio filmcache/sqlite3 export ($format): $(ratio "$cli_s" "$took_s")  ($(($(stat -c %s \
     "$work/export.$format") / 1048576)) MB file, the CLI's $(($(stat -c %s "$work/cli.$format") / 1048576)) MB)"
@@ -323,7 +338,7 @@ for format in jsonl csv; do
   timed python3 Scripts/bench_import.py "$work/export.$format" "$work/import-py.sqlite" 1000 >/dev/null
   row "python3 $( [ "$format" = csv ] && echo csv || echo json.loads) + sqlite3 executemany" "$took_s" "$took_mb"
   py_s=$took_s
-  timed "$bin/filmcache" import --db "$work/import.sqlite" "$work/export.$format" >/dev/null
+  timed "$fc" import --db "$work/import.sqlite" "$work/export.$format" >/dev/null
   row "filmcache import ($format)" "$took_s" "$took_mb"
   echo "  ratio filmcache/python import ($format): $(ratio "$py_s" "$took_s")"
   for db in import import-py; do
@@ -342,7 +357,7 @@ rss_first=""
 for size in $rss_sizes; do
   head -n "$size" "$work/all-ids.txt" >"$work/rss-ids.txt"
   rm -f "$work/rss.sqlite"*
-  OMDB_API_KEY=bench /usr/bin/time -f "%e %M" -o "$work/rss-time.txt" "$bin/filmcache" warm --db "$work/rss.sqlite" \
+  OMDB_API_KEY=bench /usr/bin/time -f "%e %M" -o "$work/rss-time.txt" "$fc" warm --db "$work/rss.sqlite" \
     --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 \
     --no-progress "$work/rss-ids.txt" >/dev/null
   read -r rss_s rss_kb <"$work/rss-time.txt"
@@ -371,12 +386,12 @@ serve_requests=${BENCH_SERVE_REQUESTS:-1000000}
 echo
 echo "== serve: the hit path under wrk -t2 -c32 (${serve_seconds} s), $serve_ids films, vs nginx serving the same bodies from files =="
 head -n "$serve_ids" "$work/ids.txt" >"$work/serve-ids.txt"
-OMDB_API_KEY=bench "$bin/filmcache" warm --db "$work/serve.sqlite" --base-url "http://127.0.0.1:$port/" --rate 0 \
+OMDB_API_KEY=bench "$fc" warm --db "$work/serve.sqlite" --base-url "http://127.0.0.1:$port/" --rate 0 \
   --daily-limit 100000000 --reserve 0 \
   --max-in-flight "$inflight" --no-progress "$work/serve-ids.txt" >/dev/null
 echo "bench-token-0001" >"$work/serve-tokens"
 serve_port=$(free_port)
-OMDB_API_KEY=bench "$bin/filmcache" serve --db "$work/serve.sqlite" --tokens-file "$work/serve-tokens" \
+OMDB_API_KEY=bench "$fc" serve --db "$work/serve.sqlite" --tokens-file "$work/serve-tokens" \
   --listen "127.0.0.1:$serve_port" --base-url "http://127.0.0.1:$port/" --log-level error &
 serve_pid=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$serve_port/healthz" && break; sleep 0.1; done
@@ -416,7 +431,7 @@ echo
 echo "== start-up: filmcache show, quota and plan vs the sqlite3 CLI answering the same question (hyperfine -N, medians) =="
 if [ ! -f "$work/serve.sqlite" ]; then
   head -n "${BENCH_SERVE_IDS:-1000}" "$work/ids.txt" >"$work/serve-ids.txt"
-  OMDB_API_KEY=bench "$bin/filmcache" warm --db "$work/serve.sqlite" --base-url "http://127.0.0.1:$port/" --rate 0 \
+  OMDB_API_KEY=bench "$fc" warm --db "$work/serve.sqlite" --base-url "http://127.0.0.1:$port/" --rate 0 \
     --daily-limit 100000000 --reserve 0 --max-in-flight "$inflight" --no-progress "$work/serve-ids.txt" >/dev/null
 fi
 startup_db="$work/serve.sqlite"
@@ -434,16 +449,16 @@ PY
 }
 startup_pair "show ID" \
   "sqlite3 -readonly $startup_db \"SELECT raw_json FROM films WHERE imdb_id = '$startup_id'\"" \
-  "$bin/filmcache show --db $startup_db $startup_id"
+  "$fc show --db $startup_db $startup_id"
 startup_pair "quota (no key: the busiest in the ledger)" \
   "sqlite3 -readonly $startup_db \"SELECT key_fingerprint, quota_day, used, daily_limit FROM quota_ledger ORDER BY quota_day DESC LIMIT 30; SELECT * FROM runs ORDER BY id DESC LIMIT 10\"" \
-  "$bin/filmcache quota --db $startup_db"
+  "$fc quota --db $startup_db"
 startup_pair "plan WORKLIST ($(wc -l <"$work/startup-worklist.txt") IDs, no key)" \
   "sqlite3 -readonly $startup_db -cmd \"CREATE TEMP TABLE w (id TEXT)\" -cmd \".import --schema temp $work/startup-worklist.txt w\" \"SELECT count(*) FROM w WHERE id NOT IN (SELECT imdb_id FROM films)\"" \
-  "$bin/filmcache plan --db $startup_db $work/startup-worklist.txt"
+  "$fc plan --db $startup_db $work/startup-worklist.txt"
 echo "  the key's slow hash (PBKDF2) where the ledger is read for the key (OMDB_API_KEY set):"
 OMDB_API_KEY=bench hyperfine -N --warmup 3 --runs 30 --export-json "$work/startup.json" \
-  "$bin/filmcache quota --db $startup_db" >/dev/null 2>&1
+  "$fc quota --db $startup_db" >/dev/null 2>&1
 python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["results"][0]["median"]; print(f"    filmcache quota with the key {m * 1000:7.1f} ms")' \
   "$work/startup.json"
 fi # startup
@@ -492,7 +507,7 @@ else
 fi
 # A whole warm of ids.txt from nginx on port $2 into $1; sets w_s (wall seconds) and w_kb (peak RSS).
 warm_into() {
-  OMDB_API_KEY=bench /usr/bin/time -f "%e %M" -o "$work/w-time.txt" "$bin/filmcache" warm --db "$1" \
+  OMDB_API_KEY=bench /usr/bin/time -f "%e %M" -o "$work/w-time.txt" "$fc" warm --db "$1" \
     --base-url "http://127.0.0.1:${2:-$port}/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 \
     --reserve 0 "$work/ids.txt" >"$work/w.txt"
   read -r w_s w_kb <"$work/w-time.txt"
@@ -534,7 +549,7 @@ for warms in ${BENCH_PG_WARMS:-1 2 4}; do
   pids=""
   t0=$(now)
   for i in $(seq 1 "$warms"); do
-    OMDB_API_KEY=bench "$bin/filmcache" warm --db "$(pg_url share)" --base-url "http://127.0.0.1:$log_port/" \
+    OMDB_API_KEY=bench "$fc" warm --db "$(pg_url share)" --base-url "http://127.0.0.1:$log_port/" \
       --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 "$work/ids.txt" \
       >"$work/share-$i.txt" 2>&1 &
     pids="$pids $!"

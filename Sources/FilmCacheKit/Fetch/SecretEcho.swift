@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Finds a secret (the OMDb key) that an upstream echoed back, so that nothing holding it is
 /// stored, logged or served.
 ///
@@ -80,27 +84,58 @@ package struct SecretEcho: Sendable {
     private func range(in bytes: [UInt8], from start: Int) -> Range<Int>? {
         let count = folded.count
         guard bytes.count - start >= count else { return nil }
-        let first = folded[0]
-        var index = start
-        while index <= bytes.count - count {
-            if Self.lower(bytes[index]) == first, matches(bytes, at: index, folded),
-                index == 0 || !Self.isWordByte(bytes[index - 1]),
-                index + count == bytes.count || !Self.isWordByte(bytes[index + count]),
-                count >= Self.shortLength
-                    || (index >= Self.parameter.count
-                        && matches(bytes, at: index - Self.parameter.count, Self.parameter))
-            {
-                return index..<(index + count)
+        // Every body a warm keeps is scanned: the places where the first byte stands (in either case) are found
+        // with memchr, and only there is the rest compared.
+        return bytes.withUnsafeBufferPointer { bytes in
+            folded.withUnsafeBufferPointer { folded in
+                let first = folded[0]
+                let upper = (0x61...0x7A).contains(first) ? first - 0x20 : first
+                let parameter = Self.parameter.count
+                let last = bytes.count - count
+                var nextLower = Self.find(first, in: bytes, from: start, through: last)
+                var nextUpper = upper == first ? nil : Self.find(upper, in: bytes, from: start, through: last)
+                while true {
+                    let index: Int
+                    switch (nextLower, nextUpper) {
+                    case (nil, nil): return nil
+                    case (let lower?, let other) where other.map({ lower < $0 }) ?? true:
+                        index = lower
+                        nextLower = Self.find(first, in: bytes, from: lower + 1, through: last)
+                    case (_, let other?):
+                        index = other
+                        nextUpper = Self.find(upper, in: bytes, from: other + 1, through: last)
+                    default: return nil
+                    }
+                    if Self.matches(bytes, at: index, folded),
+                        index == 0 || !Self.isWordByte(bytes[index - 1]),
+                        index + count == bytes.count || !Self.isWordByte(bytes[index + count]),
+                        count >= Self.shortLength
+                            || (index >= parameter
+                                && Self.parameter.withUnsafeBufferPointer {
+                                    Self.matches(bytes, at: index - parameter, $0)
+                                })
+                    {
+                        return index..<(index + count)
+                    }
+                }
             }
-            index += 1
         }
-        return nil
+    }
+
+    /// The first index of `byte` in `bytes[from...through]`, found with memchr.
+    private static func find(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from: Int, through: Int) -> Int? {
+        guard from <= through, let base = bytes.baseAddress,
+            let found = memchr(base + from, Int32(byte), through - from + 1)
+        else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Whether `bytes` at `index` hold `word` (lowercase), any case.
-    private func matches(_ bytes: [UInt8], at index: Int, _ word: [UInt8]) -> Bool {
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, _ word: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
         guard index + word.count <= bytes.count else { return false }
-        for offset in 0..<word.count where Self.lower(bytes[index + offset]) != word[offset] { return false }
+        for offset in 0..<word.count where lower(bytes[index + offset]) != word[offset] { return false }
         return true
     }
 
@@ -145,20 +180,28 @@ package struct SecretEcho: Sendable {
     /// Whether `bytes` hold an escape any decoding would undo: `%XX`, `\\u` or `\\/`, `&#`. Most film
     /// bodies hold none (a rating's `98%` is no escape), so the decodings cost nothing on them.
     static func holdsEscapes(_ bytes: [UInt8]) -> Bool {
-        var index = 0
-        while index + 1 < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "%"):
-                if index + 2 < bytes.count, hexValue(bytes[index + 1]) != nil, hexValue(bytes[index + 2]) != nil {
-                    return true
-                }
-            case UInt8(ascii: "\\"):
-                if bytes[index + 1] == UInt8(ascii: "u") || bytes[index + 1] == UInt8(ascii: "/") { return true }
-            case UInt8(ascii: "&"):
-                if bytes[index + 1] == UInt8(ascii: "#") { return true }
-            default: break
+        bytes.withUnsafeBufferPointer(holdsEscapes)
+    }
+
+    private static func holdsEscapes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Each escape's first byte is looked for with memchr: most bodies hold few or none.
+        let last = bytes.count - 2
+        var at = find(UInt8(ascii: "%"), in: bytes, from: 0, through: last)
+        while let index = at {
+            if index + 2 < bytes.count, hexValue(bytes[index + 1]) != nil, hexValue(bytes[index + 2]) != nil {
+                return true
             }
-            index += 1
+            at = find(UInt8(ascii: "%"), in: bytes, from: index + 1, through: last)
+        }
+        at = find(UInt8(ascii: "\\"), in: bytes, from: 0, through: last)
+        while let index = at {
+            if bytes[index + 1] == UInt8(ascii: "u") || bytes[index + 1] == UInt8(ascii: "/") { return true }
+            at = find(UInt8(ascii: "\\"), in: bytes, from: index + 1, through: last)
+        }
+        at = find(UInt8(ascii: "&"), in: bytes, from: 0, through: last)
+        while let index = at {
+            if bytes[index + 1] == UInt8(ascii: "#") { return true }
+            at = find(UInt8(ascii: "&"), in: bytes, from: index + 1, through: last)
         }
         return false
     }

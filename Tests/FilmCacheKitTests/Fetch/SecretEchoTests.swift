@@ -115,6 +115,26 @@ private func jsonEscaped(_ text: String) -> String {
         #expect(!echo.isEchoed(in: "<p>Fast &#38; Furious 98% \\u00e9</p>"))
     }
 
+    @Test func theKeyIsFoundPastEveryDecoyOfItsFirstLetterAndEveryEscapePastTheirLookAlikes() {
+        // Its first letter in both cases, and its start standing inside longer words, many times before it.
+        let decoys = String(repeating: "zq7 Zq7Echo ZZq7EchoKey4711 zzzz ", count: 40)
+        #expect(!echo.isEchoed(in: decoys))
+        for spelling in ["(\(key))", "(\(key.lowercased()))", "(\(key.uppercased()))"] {
+            #expect(echo.isEchoed(in: decoys + spelling), "\(spelling)")
+            #expect(echo.isEchoed(in: spelling + decoys), "\(spelling)")
+        }
+        #expect(echo.redacting(decoys + key + " " + decoys, replacement: "gone") == decoys + "*** " + decoys)
+        // Escapes after bytes that only look like their start: a rating's %, a lone \ and &.
+        let lookAlikes = String(repeating: "98% & \\n 7%z &amp; ", count: 40)
+        #expect(!echo.isEchoed(in: lookAlikes))
+        #expect(echo.isEchoed(in: lookAlikes + "apikey=" + percentEncoded(key)))
+        #expect(echo.isEchoed(in: lookAlikes + "apikey=" + jsonEscaped(key)))
+        #expect(echo.isEchoed(in: lookAlikes + key.utf8.map { "&#\($0);" }.joined()))
+        // A short key only after `apikey=`, found past its decoys too.
+        #expect(!short.isEchoed(in: String(repeating: "a demo, Demo; ", count: 40)))
+        #expect(short.isEchoed(in: String(repeating: "a demo, Demo; ", count: 40) + "apikey=DEMO&"))
+    }
+
     @Test func anEmptySecretIsEchoedNowhere() {
         let none = SecretEcho("")
         #expect(!none.isEchoed(in: "apikey=&i=tt1"))
