@@ -39,6 +39,43 @@ import Testing
         }
     }
 
+    /// The fast reading and the full one must agree wherever the fast one answers: random queries built from
+    /// the pieces that tell them apart (names in any case, escapes, repeats, empty items, look-alike IDs).
+    @Test func wheneverThePlainFilmReadingAnswersTheFullReadingGivesTheSameTokenAndFilm() {
+        let names = ["apikey", "APIKEY", "ApiKey", "i", "I", "plot", "r", "apikeys", "", "%69", "api key"]
+        let values = [
+            "app-token", "tt0133093", "TT0133093", "tt0000001", "%20tt0133093", "tt0133093%20", "a+b", "", "tt01'--",
+            "full", "xml", "tt0133093=5", "tt12345678", "app=token", "%61pp-token",
+        ]
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        var answered = 0
+        for _ in 0..<20_000 {
+            // Half start from a plain film query, the key and the ID in either order, then take more items.
+            var items: [String] = []
+            if next(2) == 0 {
+                items = ["apikey=app-token", "i=tt0133093"]
+                if next(2) == 0 { items.reverse() }
+            }
+            for _ in 0..<next(3) {
+                let name = names[next(names.count)]
+                let item = next(10) == 0 ? name : name + "=" + values[next(values.count)]
+                items.insert(item, at: next(items.count + 1))
+            }
+            let text = items.joined(separator: next(8) == 0 ? "&&" : "&") + (next(8) == 0 ? "&" : "")
+            guard let plain = ServeQuery.plainFilm(text[...]) else { continue }
+            answered += 1
+            #expect(query(text) == .film(imdbID: plain.imdbID), "\(text)")
+            #expect(
+                QueryItems.parse(text[...]).last { $0.name.lowercased() == "apikey" }?.value == plain.token, "\(text)")
+        }
+        // The fast reading did answer a good share of them: the comparison was made.
+        #expect(answered > 2_000)
+    }
+
     @Test func anIDThatIsNoIDIsOMDbsIncorrectIMDbID() {
         #expect(query("i=0133093") == .invalid(status: 200, message: "Incorrect IMDb ID."))
         #expect(query("i=tt01'--") == .invalid(status: 200, message: "Incorrect IMDb ID."))
