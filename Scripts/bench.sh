@@ -25,8 +25,8 @@
 #           the whole warm into PostgreSQL vs into SQLite; 1, 2 and 4 warms at once sharing one plan
 #           (films/s, duplicate calls from nginx's log of that section's requests); `filmcache plan` of a
 #           BENCH_PG_PLAN_IDS (100000) worklist over a BENCH_PG_PLAN_ROWS (1000000) PostgreSQL cache
-# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32). BENCH_FILMCACHE=PATH measures another filmcache binary. BENCH_PERF_DIR=DIR profiles the warm and posters runs
-# (perf_prefix).
+# Sizes: BENCH_FILMS (default 20000), BENCH_IN_FLIGHT (32). BENCH_FILMCACHE=PATH measures another filmcache binary.
+# BENCH_PERF_DIR=DIR profiles the warm, posters, export and import runs (perf_prefix).
 # BENCH_SECTIONS="export serve …" runs only the sections named (default: all of them, in the order above; a section
 # makes what it reads when an earlier one did not). BENCH_ONLY=pg is BENCH_SECTIONS=pg; BENCH_PG=0 leaves pg out.
 set -euo pipefail
@@ -329,7 +329,7 @@ for format in jsonl csv; do
   timed sqlite3 "-$cli" "$work/transfer.sqlite" "SELECT $columns FROM films ORDER BY imdb_id" >"$work/cli.$format"
   row "sqlite3 -$cli (the CLI's dump)" "$took_s" "$took_mb"
   cli_s=$took_s
-  timed "$fc" export --db "$work/transfer.sqlite" --format "$format" >"$work/export.$format"
+  timed $(perf_prefix "export-$format") "$fc" export --db "$work/transfer.sqlite" --format "$format" >"$work/export.$format"
   row "filmcache export --format $format" "$took_s" "$took_mb"
   echo "  ratio filmcache/sqlite3 export ($format): $(ratio "$cli_s" "$took_s")  ($(($(stat -c %s \
     "$work/export.$format") / 1048576)) MB file, the CLI's $(($(stat -c %s "$work/cli.$format") / 1048576)) MB)"
@@ -338,7 +338,7 @@ for format in jsonl csv; do
   timed python3 Scripts/bench_import.py "$work/export.$format" "$work/import-py.sqlite" 1000 >/dev/null
   row "python3 $( [ "$format" = csv ] && echo csv || echo json.loads) + sqlite3 executemany" "$took_s" "$took_mb"
   py_s=$took_s
-  timed "$fc" import --db "$work/import.sqlite" "$work/export.$format" >/dev/null
+  timed $(perf_prefix "import-$format") "$fc" import --db "$work/import.sqlite" "$work/export.$format" >/dev/null
   row "filmcache import ($format)" "$took_s" "$took_mb"
   echo "  ratio filmcache/python import ($format): $(ratio "$py_s" "$took_s")"
   for db in import import-py; do

@@ -16,23 +16,26 @@ extension CacheStore {
         var counts = ImportCounts()
         guard !films.isEmpty else { return counts }
         try withConnection { c throws(StoreError) in
-            let select = try c.db.cached("SELECT fetched_at FROM films WHERE imdb_id = ?")
+            let held = try c.db.cached(
+                "SELECT count(*) FROM films WHERE imdb_id IN (SELECT value FROM json_each(?))")
             let upsert = try c.db.cached(Self.upsertIfNewerSQL)
             let latest = Timestamp.format(now.addingTimeInterval(FreshnessPolicy.clockSkew))
             try c.db.transaction { () throws(StoreError) in
+                // No lookup per film: the upsert's own guard keeps a film the cache holds as new or newer (it
+                // changes no row then), and how many of the batch's IDs the cache held tells added from updated.
+                counts = ImportCounts()
+                var ids = Set<String>()
+                for film in films { ids.insert(film.imdbID) }
+                let before = try held.query([.text(JSONText.array(Array(ids)))]) { $0.int(0) ?? 0 }.first ?? 0
                 var landed: [String] = []
                 for film in films {
-                    let fetchedAt = Timestamp.format(film.lastFetched)
-                    let cached = try select.query([.text(film.imdbID)]) { $0.text(0) ?? "" }.first
-                    // The same order SQLite applies in the upsert's WHERE: text in one fixed form.
-                    if let cached, cached >= fetchedAt, cached <= latest {
-                        counts.kept += 1
-                        continue
-                    }
                     try upsert.run(FilmRow.values(for: film) + [.text(latest)])
-                    if cached == nil { counts.added += 1 } else { counts.updated += 1 }
-                    landed.append(film.imdbID)
+                    if c.db.changes > 0 { landed.append(film.imdbID) } else { counts.kept += 1 }
                 }
+                // Each ID the cache lacked was added once (its first film to land); every other landing replaced
+                // a film, the cache's or one earlier in the batch.
+                counts.added = ids.count - before
+                counts.updated = landed.count - counts.added
                 if !landed.isEmpty {
                     let ids = JSONText.array(landed)
                     try c.deleteLookups.run([.text(ids)])

@@ -24,19 +24,20 @@ struct FilmLine {
 
     /// The film on `line`, with what could not be read from an OMDb body.
     func film(from line: [UInt8]) throws(Fault) -> NormalizedFilm {
-        if Self.hasResponseKey(line) { return try omdbBody(line) }
+        // A line as filmcache writes it is read in one pass, first: its keys are fixed, so it holds no "Response"
+        // key and is never an OMDb body. Any other line is an OMDb body or left to the decoder.
         let film: IMDBFilm
-        do {
-            // A line as filmcache writes it is read in one pass; any other is left to the decoder.
-            if let read = line.withUnsafeBufferPointer(ExportLineReader.film) {
-                film = read
-            } else {
+        if let read = line.withUnsafeBufferPointer(ExportLineReader.film) {
+            film = read
+        } else {
+            if Self.hasResponseKey(line) { return try omdbBody(line) }
+            do {
                 film = try decoder.decode(ExportLine.self, from: Data(line)).film
+            } catch let error as DecodingError {
+                throw Fault(reason: Self.describe(error))
+            } catch {
+                throw Fault(reason: "not JSON")
             }
-        } catch let error as DecodingError {
-            throw Fault(reason: Self.describe(error))
-        } catch {
-            throw Fault(reason: "not JSON")
         }
         guard PlainTextWorklist.isIMDbID(film.imdbID) else {
             throw Fault(reason: "imdbID \(Self.quoted(film.imdbID)) is not an IMDb ID")

@@ -43,6 +43,28 @@ import Testing
         #expect(try store.film("tt0000001") == newer)
     }
 
+    @Test func anIDTheCacheLackedIsAddedOnceAndItsNewerSecondLineUpdatesIt() throws {
+        let store = try CacheStore(path: path, logger: SampleFilms.logger)
+        let older = SampleFilms.film("tt0000001", title: "older", fetchedAt: old)
+        let newer = SampleFilms.film("tt0000001", title: "newer", fetchedAt: new)
+        let other = SampleFilms.film("tt0000002", title: "other", fetchedAt: old)
+        #expect(
+            try store.importFilms([older, other, newer, other], now: Date()) == counts(added: 2, updated: 1, kept: 1))
+        #expect(try store.film("tt0000001") == newer)
+        // Held now: the same lines again change nothing.
+        #expect(try store.importFilms([older, newer, other], now: Date()) == counts(kept: 3))
+    }
+
+    @Test func aCachedFilmStampedInTheFutureIsReplacedByAnyImportedOne() throws {
+        let store = try CacheStore(path: path, logger: SampleFilms.logger)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let future = SampleFilms.film("tt0000001", title: "future", fetchedAt: now + 30 * 86_400)
+        _ = try store.importFilms([future], now: future.lastFetched)
+        let plain = SampleFilms.film("tt0000001", title: "plain", fetchedAt: now - 86_400)
+        #expect(try store.importFilms([plain], now: now) == counts(updated: 1))
+        #expect(try store.film("tt0000001") == plain)
+    }
+
     @Test func aFilmThatLandsClearsItsLookupAndAlias() throws {
         let store = try CacheStore(path: path, logger: SampleFilms.logger)
         try store.write(

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import FilmCacheKit
+
+/// The stored form of an instant: `YYYY-MM-DDTHH:MM:SSZ`, seconds truncated toward the past.
+@Suite struct TimestampTests {
+    @Test func fixedInstantsAreWrittenInTheStoredForm() {
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 1_795_000_000.9)) == "2026-11-18T11:06:40Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 253_402_300_799)) == "9999-12-31T23:59:59Z")
+    }
+
+    @Test func randomInstantsAgreeWithFoundationsISO8601AndReadBack() {
+        let iso = ISO8601DateFormatter()
+        iso.timeZone = TimeZone(identifier: "UTC")
+        var seed: UInt64 = 0x1234_5678_9ABC_DEF1
+        func next(_ bound: Int64) -> Int64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int64((seed >> 11) % UInt64(bound))
+        }
+        for _ in 0..<20_000 {
+            // 1970 to 2200, where Foundation's calendar is the same proleptic Gregorian one.
+            let seconds = Double(next(7_258_118_400)) + Double(next(1_000)) / 1_000
+            let date = Date(timeIntervalSince1970: seconds)
+            let text = Timestamp.format(date)
+            #expect(text == iso.string(from: date), "\(seconds)")
+            #expect(Timestamp.parse(text) == Date(timeIntervalSince1970: seconds.rounded(.down)), "\(seconds)")
+        }
+        for _ in 0..<20_000 {
+            // Years 1 to 9999 read back as the same second.
+            let seconds = Double(next(315_537_897_600) - 62_135_596_800)
+            let text = Timestamp.format(Date(timeIntervalSince1970: seconds))
+            #expect(text.utf8.count == 20, "\(seconds)")
+            #expect(Timestamp.parse(text) == Date(timeIntervalSince1970: seconds), "\(text)")
+        }
+    }
+}
