@@ -125,6 +125,8 @@ count=$(wc -l <"$work/ids.txt")
 now() { date +%s.%N; }
 # BENCH_PERF_DIR=DIR: the sections that support it run filmcache under `perf record -g`, one DIR/NAME.data a run
 # (the timings then include perf's cost: a profile, not a number to report).
+# (DIR is made when missing; a path with spaces is not supported.)
+[ -z "${BENCH_PERF_DIR:-}" ] || mkdir -p "$BENCH_PERF_DIR"
 perf_prefix() { [ -z "${BENCH_PERF_DIR:-}" ] || echo "perf record -q -g -o $BENCH_PERF_DIR/$1.data --"; }
 rate() { python3 -c "import sys; n,t=float(sys.argv[1]),float(sys.argv[2]); print(f'{n/t:.0f}')" "$1" "$2"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }

@@ -1,5 +1,9 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Finds a secret (the OMDb key) that an upstream echoed back, so that nothing holding it is
