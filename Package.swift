@@ -24,11 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // libcurl through functions that load it on the first transfer (dlopen): it is not linked, so the
+        // commands that fetch nothing start without its libraries. Its headers: libcurl4-openssl-dev.
+        .target(name: "CCurl"),
         .systemLibrary(
             name: "CCrypto",
             pkgConfig: "libcrypto",

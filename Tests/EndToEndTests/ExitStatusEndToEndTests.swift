@@ -57,4 +57,45 @@ import Testing
         }
         #expect(try String(contentsOfFile: db, encoding: .utf8) == text, "the file is untouched")
     }
+
+    /// Why a mount namespace of the test's own cannot be made here (`unshare -m` needs root), or `nil`.
+    static let mountNamespaces: String? = {
+        guard let probe = try? ReliabilityProcess.run("/usr/bin/unshare", ["-m", "/bin/true"]) else {
+            return "/usr/bin/unshare (util-linux) cannot be run"
+        }
+        return probe.status == 0 ? nil : "unshare -m failed (root is needed): \(probe.stderr)"
+    }()
+
+    /// libcurl is loaded on the first transfer, not at start. With it unreadable (/dev/null mounted over it
+    /// in a mount namespace of the test's own, private, so nothing outside sees it), a warm exits 72 naming
+    /// it before it spends a call, and the commands that fetch nothing run as before.
+    @Test(.enabled(if: Self.mountNamespaces == nil, Comment(rawValue: Self.mountNamespaces ?? "")))
+    func withoutLibcurlAWarmExits72NamingItAndCommandsThatFetchNothingRun() async throws {
+        try await offThePool { try withoutLibcurlChecks() }
+    }
+
+    private func withoutLibcurlChecks() throws {
+        let db = dir + "/no-libcurl.sqlite"
+        let hidden = "mount --bind /dev/null \"$(readlink -f /lib/x86_64-linux-gnu/libcurl.so.4)\" && exec \"$@\""
+        let filmcache = BuiltBinaries.directory + "/filmcache"
+        func withoutLibcurl(_ arguments: [String]) throws -> BuiltBinaries.Output {
+            let inNamespace = ["-m", "--propagation", "private", "/bin/sh", "-c", hidden, "sh", filmcache]
+            return try ReliabilityProcess.run("/usr/bin/unshare", inNamespace + arguments, environment: environment)
+        }
+        let warm = try withoutLibcurl([
+            "warm", "--db", db, "--rate", "0", "--base-url", "http://127.0.0.1:9/", watchlist,
+        ])
+        #expect(warm.status == 72, "\(warm.stderr)")
+        #expect(warm.stderr.contains("libcurl could not be loaded"), "\(warm.stderr)")
+        #expect(warm.stderr.contains("libcurl.so.4"), "names the library: \(warm.stderr)")
+        #expect(!warm.stderr.contains("test-key-e2e"))
+        #expect(try BuiltBinaries.sqlite(db, "SELECT count(*) FROM quota_ledger") == "0", "no call was counted")
+        for command in [["quota", "--db", db], ["plan", "--db", db, watchlist], ["stats", "--db", db]] {
+            let out = try withoutLibcurl(command)
+            #expect(out.status == 0, "\(command[0]) without libcurl: \(out.stderr)")
+            #expect(!out.stderr.contains("libcurl"), "\(command[0]): \(out.stderr)")
+        }
+        let version = try withoutLibcurl(["--version"])
+        #expect(version.status == 0 && !version.stdout.isEmpty, "\(version.stderr)")
+    }
 }

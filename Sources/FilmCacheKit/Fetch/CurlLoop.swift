@@ -20,7 +20,7 @@ final class CurlLoop: @unchecked Sendable {
 
     init(options: CurlMultiTransport.Options) {
         self.options = options
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        guard let multi = fc_curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
         let cap = max(1, options.maxInFlight)
         fc_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, cap)
@@ -40,14 +40,14 @@ final class CurlLoop: @unchecked Sendable {
         if refused {
             transfer.continuation.resume(returning: .failure(.other("transport is shut down")))
         } else if wake {
-            curl_multi_wakeup(multi)
+            fc_curl_multi_wakeup(multi)
         }
     }
 
     /// Asks the loop to finish its transfers and exit.
     func shutdown() {
         shared.withLock { $0.stopping = true }
-        curl_multi_wakeup(multi)
+        fc_curl_multi_wakeup(multi)
     }
 
     /// The loop: add queued transfers, drive sockets, complete finished transfers, sleep.
@@ -73,7 +73,7 @@ final class CurlLoop: @unchecked Sendable {
             if stopping && active == 0 && queueHead == queue.count { break }
 
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            fc_curl_multi_perform(multi, &running)
             drainCompletions()
             if active < cap && queueHead < queue.count { continue }
 
@@ -86,12 +86,12 @@ final class CurlLoop: @unchecked Sendable {
                 return true
             }
             if proceed {
-                curl_multi_poll(multi, nil, 0, wakeable ? 1000 : 5, nil)
+                fc_curl_multi_poll(multi, nil, 0, wakeable ? 1000 : 5, nil)
                 shared.withLock { $0.sleeping = false }
             }
         }
-        for handle in idleHandles { curl_easy_cleanup(handle) }
-        curl_multi_cleanup(multi)
+        for handle in idleHandles { fc_curl_easy_cleanup(handle) }
+        fc_curl_multi_cleanup(multi)
     }
 
     private func start(_ transfer: CurlTransfer) {
@@ -112,16 +112,16 @@ final class CurlLoop: @unchecked Sendable {
         } else {
             fc_curl_easy_setopt_pointer(easy, CURLOPT_PROXY, nil)
         }
-        for line in transfer.headers { transfer.headerList = curl_slist_append(transfer.headerList, line) }
+        for line in transfer.headers { transfer.headerList = fc_curl_slist_append(transfer.headerList, line) }
         fc_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList)
         fc_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, transfer.maxRedirects > 0 ? 1 : 0)
         fc_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, transfer.maxRedirects)
-        curl_multi_add_handle(multi, easy)
+        fc_curl_multi_add_handle(multi, easy)
         active += 1
     }
 
     private func makeHandle() -> UnsafeMutableRawPointer {
-        guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
+        guard let easy = fc_curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         fc_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         fc_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         fc_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(options.totalTimeout))
@@ -145,21 +145,21 @@ final class CurlLoop: @unchecked Sendable {
 
     private func drainCompletions() {
         var left: Int32 = 0
-        while let message = curl_multi_info_read(multi, &left) {
+        while let message = fc_curl_multi_info_read(multi, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             var context: UnsafeMutableRawPointer?
             fc_curl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
             var status = 0
             fc_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-            curl_multi_remove_handle(multi, easy)
+            fc_curl_multi_remove_handle(multi, easy)
             active -= 1
             idleHandles.append(easy)
             guard let context else { continue }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeRetainedValue()
             if let list = transfer.headerList {
                 fc_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
-                curl_slist_free_all(list)
+                fc_curl_slist_free_all(list)
                 transfer.headerList = nil
             }
             transfer.easy = nil
@@ -198,7 +198,7 @@ final class CurlLoop: @unchecked Sendable {
     /// Maps a libcurl result code onto the transport's error vocabulary.
     static func error(_ code: CURLcode, tooLarge: Bool, limit: Int) -> TransportFailure {
         if tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .bodyTooLarge(limit: limit) }
-        let text = String(cString: curl_easy_strerror(code))
+        let text = String(cString: fc_curl_easy_strerror(code))
         switch code {
         case CURLE_OPERATION_TIMEDOUT: return .timeout
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .connectFailed(text)

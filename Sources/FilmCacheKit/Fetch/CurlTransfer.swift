@@ -59,13 +59,13 @@ final class CurlTransfer: @unchecked Sendable {
         guard fc_curl_easy_getinfo_pointer(easy, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else {
             return nil
         }
-        guard let parsed = curl_url() else { return nil }
-        defer { curl_url_cleanup(parsed) }
-        guard curl_url_set(parsed, CURLUPART_URL, pointer.assumingMemoryBound(to: CChar.self), 0) == CURLUE_OK
+        guard let parsed = fc_curl_url() else { return nil }
+        defer { fc_curl_url_cleanup(parsed) }
+        guard fc_curl_url_set(parsed, CURLUPART_URL, pointer.assumingMemoryBound(to: CChar.self), 0) == CURLUE_OK
         else { return nil }
         var host: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK, let host else { return nil }
-        defer { curl_free(host) }
+        guard fc_curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK, let host else { return nil }
+        defer { fc_curl_free(host) }
         return String(cString: host)
     }
 

@@ -17,7 +17,7 @@ extension FilmCacheCommand {
                 limit, a signal or --max-runtime, another warm running, or no ID got an
                 answer), the rest resumes next run; 65 bad worklist; 69 OMDb unreachable; 74
                 database error, or a metrics file not written after a run that would exit 0;
-                76 the base URL does not answer like OMDb (HTML, redirects, bare 403/404);
+                72 libcurl cannot be loaded; 76 the base URL does not answer like OMDb (HTML, redirects, bare 403/404);
                 78 configuration (missing or rejected key, bad job file, setting out of
                 range).
 

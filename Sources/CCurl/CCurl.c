@@ -1,0 +1,147 @@
+#include "CCurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+/* The functions filmcache calls, as libcurl.so.4 defines them (types from curl.h). */
+static struct {
+    __typeof__(curl_global_init) *global_init;
+    __typeof__(curl_easy_init) *easy_init;
+    __typeof__(curl_easy_cleanup) *easy_cleanup;
+    __typeof__(curl_easy_strerror) *easy_strerror;
+    __typeof__(curl_easy_setopt) *easy_setopt;
+    __typeof__(curl_easy_getinfo) *easy_getinfo;
+    __typeof__(curl_multi_init) *multi_init;
+    __typeof__(curl_multi_cleanup) *multi_cleanup;
+    __typeof__(curl_multi_setopt) *multi_setopt;
+    __typeof__(curl_multi_add_handle) *multi_add_handle;
+    __typeof__(curl_multi_remove_handle) *multi_remove_handle;
+    __typeof__(curl_multi_perform) *multi_perform;
+    __typeof__(curl_multi_poll) *multi_poll;
+    __typeof__(curl_multi_wakeup) *multi_wakeup;
+    __typeof__(curl_multi_info_read) *multi_info_read;
+    __typeof__(curl_slist_append) *slist_append;
+    __typeof__(curl_slist_free_all) *slist_free_all;
+    __typeof__(curl_url) *url;
+    __typeof__(curl_url_cleanup) *url_cleanup;
+    __typeof__(curl_url_set) *url_set;
+    __typeof__(curl_url_get) *url_get;
+    __typeof__(curl_free) *free;
+} curl;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int loaded;
+static char failure[512];
+
+static void load(void) {
+    /* RTLD_LOCAL: libcurl's symbols stay out of the global scope, nothing else binds to them. */
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        snprintf(failure, sizeof failure, "%s", dlerror());
+        return;
+    }
+#define FC_RESOLVE(field, name)                                                                  \
+    if ((curl.field = (__typeof__(curl.field))dlsym(library, #name)) == NULL) {                  \
+        snprintf(failure, sizeof failure, "libcurl.so.4 has no %s (libcurl 7.80 or later is needed)", #name); \
+        return;                                                                                  \
+    }
+    FC_RESOLVE(global_init, curl_global_init)
+    FC_RESOLVE(easy_init, curl_easy_init)
+    FC_RESOLVE(easy_cleanup, curl_easy_cleanup)
+    FC_RESOLVE(easy_strerror, curl_easy_strerror)
+    FC_RESOLVE(easy_setopt, curl_easy_setopt)
+    FC_RESOLVE(easy_getinfo, curl_easy_getinfo)
+    FC_RESOLVE(multi_init, curl_multi_init)
+    FC_RESOLVE(multi_cleanup, curl_multi_cleanup)
+    FC_RESOLVE(multi_setopt, curl_multi_setopt)
+    FC_RESOLVE(multi_add_handle, curl_multi_add_handle)
+    FC_RESOLVE(multi_remove_handle, curl_multi_remove_handle)
+    FC_RESOLVE(multi_perform, curl_multi_perform)
+    FC_RESOLVE(multi_poll, curl_multi_poll)
+    FC_RESOLVE(multi_wakeup, curl_multi_wakeup)
+    FC_RESOLVE(multi_info_read, curl_multi_info_read)
+    FC_RESOLVE(slist_append, curl_slist_append)
+    FC_RESOLVE(slist_free_all, curl_slist_free_all)
+    FC_RESOLVE(url, curl_url)
+    FC_RESOLVE(url_cleanup, curl_url_cleanup)
+    FC_RESOLVE(url_set, curl_url_set)
+    FC_RESOLVE(url_get, curl_url_get)
+    FC_RESOLVE(free, curl_free)
+#undef FC_RESOLVE
+    CURLcode code = curl.global_init(CURL_GLOBAL_ALL);
+    if (code != CURLE_OK) {
+        snprintf(failure, sizeof failure, "curl_global_init failed: %s", curl.easy_strerror(code));
+        return;
+    }
+    loaded = 1;
+}
+
+const char *fc_curl_load(void) {
+    pthread_once(&once, load);
+    return loaded ? NULL : failure;
+}
+
+CURL *fc_curl_easy_init(void) { return curl.easy_init(); }
+void fc_curl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }
+const char *fc_curl_easy_strerror(CURLcode code) { return curl.easy_strerror(code); }
+
+CURLM *fc_curl_multi_init(void) { return curl.multi_init(); }
+CURLMcode fc_curl_multi_cleanup(CURLM *multi) { return curl.multi_cleanup(multi); }
+CURLMcode fc_curl_multi_add_handle(CURLM *multi, CURL *handle) { return curl.multi_add_handle(multi, handle); }
+CURLMcode fc_curl_multi_remove_handle(CURLM *multi, CURL *handle) { return curl.multi_remove_handle(multi, handle); }
+CURLMcode fc_curl_multi_perform(CURLM *multi, int *running) { return curl.multi_perform(multi, running); }
+CURLMcode fc_curl_multi_poll(CURLM *multi, struct curl_waitfd extra[], unsigned int count, int timeout, int *ready) {
+    return curl.multi_poll(multi, extra, count, timeout, ready);
+}
+CURLMcode fc_curl_multi_wakeup(CURLM *multi) { return curl.multi_wakeup(multi); }
+CURLMsg *fc_curl_multi_info_read(CURLM *multi, int *left) { return curl.multi_info_read(multi, left); }
+
+struct curl_slist *fc_curl_slist_append(struct curl_slist *list, const char *line) {
+    return curl.slist_append(list, line);
+}
+void fc_curl_slist_free_all(struct curl_slist *list) { curl.slist_free_all(list); }
+
+CURLU *fc_curl_url(void) { return curl.url(); }
+void fc_curl_url_cleanup(CURLU *url) { curl.url_cleanup(url); }
+CURLUcode fc_curl_url_set(CURLU *url, CURLUPart part, const char *content, unsigned int flags) {
+    return curl.url_set(url, part, content, flags);
+}
+CURLUcode fc_curl_url_get(const CURLU *url, CURLUPart part, char **content, unsigned int flags) {
+    return curl.url_get(url, part, content, flags);
+}
+void fc_curl_free(void *pointer) { curl.free(pointer); }
+
+CURLcode fc_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode fc_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode fc_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode fc_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode fc_curl_easy_setopt_write_function(CURL *handle, fc_curl_write_callback fn) {
+    return curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, fn);
+}
+CURLcode fc_curl_easy_setopt_header_function(CURL *handle, fc_curl_header_callback fn) {
+    return curl.easy_setopt(handle, CURLOPT_HEADERFUNCTION, fn);
+}
+CURLcode fc_curl_easy_setopt_prereq_function(CURL *handle, fc_curl_prereq_callback fn) {
+    return curl.easy_setopt(handle, CURLOPT_PREREQFUNCTION, fn);
+}
+CURLcode fc_curl_easy_setopt_opensocket_function(CURL *handle, fc_curl_opensocket_callback fn) {
+    return curl.easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, fn);
+}
+CURLcode fc_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl.easy_getinfo(handle, info, value);
+}
+CURLcode fc_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl.easy_getinfo(handle, info, value);
+}
+CURLMcode fc_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
+    return curl.multi_setopt(handle, option, value);
+}
