@@ -29,12 +29,12 @@ public final class CacheStore: Sendable {
             sqlite3_busy_timeout(db.handle, 10_000)
             let found = try Self.currentVersion(db)
             if found == Schema.currentVersion {
-                self.state = Mutex(try Connection(db))
+                self.state = Mutex(Connection(db))
                 return
             }
             if found >= Schema.oldestReadable, found < Schema.currentVersion {
                 try db.execute(Schema.readOnlyStandIns(from: found))
-                self.state = Mutex(try Connection(db))
+                self.state = Mutex(Connection(db))
                 return
             }
             guard found < Schema.currentVersion else {
@@ -61,7 +61,7 @@ public final class CacheStore: Sendable {
         var persist: Int32 = 1
         sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         try Self.migrate(db, logger: logger)
-        self.state = Mutex(try Connection(db))
+        self.state = Mutex(Connection(db))
     }
 
     /// Brings the schema to `Schema.currentVersion`, refusing a newer one.
@@ -235,7 +235,7 @@ public final class CacheStore: Sendable {
     ) throws(StoreError) -> T {
         try withConnection { c throws(StoreError) in
             let result = try c.db.transaction(deferred: true) { () throws(StoreError) in
-                try c.db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
+                try c.emptyPlanTables()
                 let titles = try Self.titlePlan(worklist, c, at: now)
                 var position = 0
                 try worklist.forEachFile { (file, ids, entries) throws(StoreError) in
@@ -250,7 +250,7 @@ public final class CacheStore: Sendable {
                     }
                 }
                 let result = try body(c, titles)
-                try c.db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
+                try c.emptyPlanTables()
                 return result
             }
             // The temporary tables' pages go back to the allocator, for the run's own writes to reuse.
@@ -318,97 +318,142 @@ public final class CacheStore: Sendable {
         try state.withLock { (c: inout Connection) throws(StoreError) -> T in try body(c) }
     }
 
-    /// The connection and the statements prepared once for it.
-    struct Connection {
+    /// The connection, and its statements, each prepared on its first use: a command that reads one
+    /// film prepares one statement, not the dozen a warm needs (each costs a parse at start-up).
+    final class Connection {
         let db: SQLiteConnection
-        let upsertFilm: SQLiteStatement
-        let deleteLookups: SQLiteStatement
-        let deleteAliases: SQLiteStatement
-        let upsertAlias: SQLiteStatement
-        let upsertLookup: SQLiteStatement
-        let insertWorklist: SQLiteStatement
-        let selectStates: SQLiteStatement
-        let insertDue: SQLiteStatement
-        let selectDue: SQLiteStatement
-        let upsertTitle: SQLiteStatement
-        let selectTitle: SQLiteStatement
+        private var prepared: [Statement: SQLiteStatement] = [:]
+        private var planTablesMade = false
 
-        init(_ db: SQLiteConnection) throws(StoreError) {
+        init(_ db: SQLiteConnection) {
             self.db = db
-            let columns = FilmRow.columns
-            let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            upsertFilm = try db.prepare(
-                "INSERT INTO films (\(columns.joined(separator: ", "))) VALUES ("
-                    + Array(repeating: "?", count: columns.count).joined(separator: ", ")
-                    + ") ON CONFLICT (imdb_id) DO UPDATE SET \(updates)")
-            // One statement per batch clears the negative answers of every film that arrived.
-            deleteLookups = try db.prepare("DELETE FROM lookups WHERE imdb_id IN (SELECT value FROM json_each(?))")
-            deleteAliases = try db.prepare("DELETE FROM aliases WHERE asked_id IN (SELECT value FROM json_each(?))")
-            upsertAlias = try db.prepare(
-                "INSERT INTO aliases (asked_id, imdb_id, recorded_at) VALUES (?, ?, ?)"
-                    + " ON CONFLICT (asked_id) DO UPDATE SET imdb_id = excluded.imdb_id, recorded_at = excluded.recorded_at"
-            )
-            upsertLookup = try db.prepare(
-                """
-                INSERT INTO lookups (imdb_id, status, message, http_status, attempts, first_seen_at,
-                                     last_attempt_at, next_attempt_at)
-                VALUES (?1, ?2, ?3, ?4, 1, ?5, ?5, ?6)
-                ON CONFLICT (imdb_id) DO UPDATE SET
-                    status = excluded.status, message = excluded.message, http_status = excluded.http_status,
-                    attempts = lookups.attempts + 1, last_attempt_at = excluded.last_attempt_at,
-                    next_attempt_at = excluded.next_attempt_at
-                """)
-            upsertTitle = try db.prepare(
-                """
-                INSERT INTO titles (title_key, year, type, asked_title, imdb_id, resolved_at, next_attempt_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (title_key, year, type) DO UPDATE SET
-                    asked_title = excluded.asked_title, imdb_id = excluded.imdb_id,
-                    resolved_at = excluded.resolved_at, next_attempt_at = excluded.next_attempt_at
-                WHERE \(TitleIndexRow.replacesSQL)
-                """)
-            selectTitle = try db.prepare(
-                "SELECT imdb_id, next_attempt_at, asked_title FROM titles WHERE title_key = ? AND year = ? AND type = ?"
-            )
-            // Temporary tables live in SQLite's page cache, kept to 512 KB, and spill to a temporary
-            // file, so a long worklist costs pages on disk, not memory; `due` is read in the order
-            // of its index, so no sorter holds the due IDs in memory either. `file` is the last
-            // file that named the ID: one file's entries come together, so a change of file is
-            // one more file.
-            try db.execute(
-                """
-                CREATE TEMP TABLE IF NOT EXISTS worklist (
-                    imdb_id TEXT PRIMARY KEY, position INTEGER NOT NULL, demand INTEGER NOT NULL,
-                    file INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE TEMP TABLE IF NOT EXISTS due (
-                    kind INTEGER NOT NULL, score REAL NOT NULL, position INTEGER NOT NULL, imdb_id TEXT NOT NULL,
-                    failed_before INTEGER, title INTEGER, requests INTEGER NOT NULL);
-                CREATE INDEX IF NOT EXISTS temp.due_order ON due (kind, score DESC, position);
-                PRAGMA temp.cache_size = -512;
-                """)
-            insertWorklist = try db.prepare(
-                """
-                INSERT INTO temp.worklist (imdb_id, position, demand, file) VALUES (?1, ?2, 1, ?3)
-                ON CONFLICT (imdb_id) DO UPDATE SET demand = demand + (file <> excluded.file), file = excluded.file
-                """)
-            selectStates = try db.prepare(
-                """
-                SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at, l.attempts,
-                       f.type, f.year_start, f.year_end, f.released, w.position, w.demand, d.requests
-                FROM temp.worklist AS w
-                LEFT JOIN aliases AS a ON a.asked_id = w.imdb_id
-                LEFT JOIN films AS f ON f.imdb_id = coalesce(a.imdb_id, w.imdb_id)
-                LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
-                LEFT JOIN demand AS d ON d.imdb_id = w.imdb_id
-                """)
-            insertDue = try db.prepare(
-                """
-                INSERT INTO temp.due (kind, score, position, imdb_id, failed_before, title, requests)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
-            // The order of `DueRank.comesBefore`, which the `due_order` index serves.
-            selectDue = try db.prepare(
-                "SELECT imdb_id, failed_before, title, requests FROM temp.due ORDER BY kind, score DESC, position")
+        }
+
+        var upsertFilm: SQLiteStatement { get throws(StoreError) { try statement(.upsertFilm) } }
+        var deleteLookups: SQLiteStatement { get throws(StoreError) { try statement(.deleteLookups) } }
+        var deleteAliases: SQLiteStatement { get throws(StoreError) { try statement(.deleteAliases) } }
+        var upsertAlias: SQLiteStatement { get throws(StoreError) { try statement(.upsertAlias) } }
+        var upsertLookup: SQLiteStatement { get throws(StoreError) { try statement(.upsertLookup) } }
+        var upsertTitle: SQLiteStatement { get throws(StoreError) { try statement(.upsertTitle) } }
+        var selectTitle: SQLiteStatement { get throws(StoreError) { try statement(.selectTitle) } }
+        var insertWorklist: SQLiteStatement { get throws(StoreError) { try statement(.insertWorklist) } }
+        var selectStates: SQLiteStatement { get throws(StoreError) { try statement(.selectStates) } }
+        var insertDue: SQLiteStatement { get throws(StoreError) { try statement(.insertDue) } }
+        var selectDue: SQLiteStatement { get throws(StoreError) { try statement(.selectDue) } }
+
+        /// Empties `temp.worklist` and `temp.due`, made on first use.
+        func emptyPlanTables() throws(StoreError) {
+            try makePlanTables()
+            try db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
+        }
+
+        private func makePlanTables() throws(StoreError) {
+            guard !planTablesMade else { return }
+            try db.execute(Self.planTablesSQL)
+            planTablesMade = true
+        }
+
+        private func statement(_ statement: Statement) throws(StoreError) -> SQLiteStatement {
+            if let ready = prepared[statement] { return ready }
+            if statement.readsPlanTables { try makePlanTables() }
+            let ready = try db.prepare(statement.sql)
+            prepared[statement] = ready
+            return ready
+        }
+
+        // Temporary tables live in SQLite's page cache, kept to 512 KB, and spill to a temporary
+        // file, so a long worklist costs pages on disk, not memory; `due` is read in the order
+        // of its index, so no sorter holds the due IDs in memory either. `file` is the last
+        // file that named the ID: one file's entries come together, so a change of file is
+        // one more file.
+        private static let planTablesSQL =
+            """
+            CREATE TEMP TABLE IF NOT EXISTS worklist (
+                imdb_id TEXT PRIMARY KEY, position INTEGER NOT NULL, demand INTEGER NOT NULL,
+                file INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TEMP TABLE IF NOT EXISTS due (
+                kind INTEGER NOT NULL, score REAL NOT NULL, position INTEGER NOT NULL, imdb_id TEXT NOT NULL,
+                failed_before INTEGER, title INTEGER, requests INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS temp.due_order ON due (kind, score DESC, position);
+            PRAGMA temp.cache_size = -512;
+            """
+
+        private enum Statement {
+            case upsertFilm, deleteLookups, deleteAliases, upsertAlias, upsertLookup, upsertTitle, selectTitle,
+                insertWorklist, selectStates, insertDue, selectDue
+
+            /// The four on `temp.worklist` and `temp.due`, which `planTablesSQL` makes.
+            var readsPlanTables: Bool {
+                switch self {
+                case .insertWorklist, .selectStates, .insertDue, .selectDue: true
+                default: false
+                }
+            }
+
+            var sql: String {
+                switch self {
+                case .upsertFilm:
+                    let columns = FilmRow.columns
+                    let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+                    return "INSERT INTO films (\(columns.joined(separator: ", "))) VALUES ("
+                        + Array(repeating: "?", count: columns.count).joined(separator: ", ")
+                        + ") ON CONFLICT (imdb_id) DO UPDATE SET \(updates)"
+                // One statement per batch clears the negative answers of every film that arrived.
+                case .deleteLookups:
+                    return "DELETE FROM lookups WHERE imdb_id IN (SELECT value FROM json_each(?))"
+                case .deleteAliases:
+                    return "DELETE FROM aliases WHERE asked_id IN (SELECT value FROM json_each(?))"
+                case .upsertAlias:
+                    return "INSERT INTO aliases (asked_id, imdb_id, recorded_at) VALUES (?, ?, ?)"
+                        + " ON CONFLICT (asked_id) DO UPDATE SET imdb_id = excluded.imdb_id, recorded_at = excluded.recorded_at"
+                case .upsertLookup:
+                    return """
+                        INSERT INTO lookups (imdb_id, status, message, http_status, attempts, first_seen_at,
+                                             last_attempt_at, next_attempt_at)
+                        VALUES (?1, ?2, ?3, ?4, 1, ?5, ?5, ?6)
+                        ON CONFLICT (imdb_id) DO UPDATE SET
+                            status = excluded.status, message = excluded.message, http_status = excluded.http_status,
+                            attempts = lookups.attempts + 1, last_attempt_at = excluded.last_attempt_at,
+                            next_attempt_at = excluded.next_attempt_at
+                        """
+                case .upsertTitle:
+                    return """
+                        INSERT INTO titles (title_key, year, type, asked_title, imdb_id, resolved_at, next_attempt_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (title_key, year, type) DO UPDATE SET
+                            asked_title = excluded.asked_title, imdb_id = excluded.imdb_id,
+                            resolved_at = excluded.resolved_at, next_attempt_at = excluded.next_attempt_at
+                        WHERE \(TitleIndexRow.replacesSQL)
+                        """
+                case .selectTitle:
+                    return
+                        "SELECT imdb_id, next_attempt_at, asked_title FROM titles WHERE title_key = ? AND year = ? AND type = ?"
+                case .insertWorklist:
+                    return """
+                        INSERT INTO temp.worklist (imdb_id, position, demand, file) VALUES (?1, ?2, 1, ?3)
+                        ON CONFLICT (imdb_id) DO UPDATE SET demand = demand + (file <> excluded.file), file = excluded.file
+                        """
+                case .selectStates:
+                    return """
+                        SELECT w.imdb_id, f.fetched_at, f.data_version, l.status, l.next_attempt_at, l.attempts,
+                               f.type, f.year_start, f.year_end, f.released, w.position, w.demand, d.requests
+                        FROM temp.worklist AS w
+                        LEFT JOIN aliases AS a ON a.asked_id = w.imdb_id
+                        LEFT JOIN films AS f ON f.imdb_id = coalesce(a.imdb_id, w.imdb_id)
+                        LEFT JOIN lookups AS l ON l.imdb_id = w.imdb_id
+                        LEFT JOIN demand AS d ON d.imdb_id = w.imdb_id
+                        """
+                case .insertDue:
+                    return """
+                        INSERT INTO temp.due (kind, score, position, imdb_id, failed_before, title, requests)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """
+                // The order of `DueRank.comesBefore`, which the `due_order` index serves.
+                case .selectDue:
+                    return
+                        "SELECT imdb_id, failed_before, title, requests FROM temp.due ORDER BY kind, score DESC, position"
+                }
+            }
         }
     }
 }

@@ -23,7 +23,7 @@ public enum FilmText {
         add("rating", film.imdbRating.map { "\($0)/10" + (film.imdbVotes.map { " (\($0) votes)" } ?? "") })
         add("ratings", film.ratings.map { "\($0.source): \($0.value)" }.joined(separator: "; "))
         add("plot", film.plot)
-        add("fetched", ISO8601DateFormatter().string(from: film.lastFetched))
+        add("fetched", Timestamp.format(film.lastFetched))
         return lines.joined(separator: "\n")
     }
 }

@@ -7,6 +7,7 @@ import Logging
 extension FilmCacheCommand.Db {
     struct Copy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "copy",
             abstract: "Copy a whole cache into another database: SQLite or PostgreSQL, either way. Never calls OMDb.",
             usage: "filmcache db copy <from> <to> [--json] [--page-size <rows>] [<options>]",
             discussion: """

@@ -6,6 +6,7 @@ import Foundation
 extension FilmCacheCommand {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the cached films (and TMDb's entries) to standard output as JSON Lines or CSV.",
             usage: "filmcache export [--db <db>] [--format <format>] [--since <instant>]",
             discussion: """

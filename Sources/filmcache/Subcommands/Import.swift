@@ -5,6 +5,7 @@ import Foundation
 extension FilmCacheCommand {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Load films from export files, or OMDb bodies one a line, into the cache. Never calls OMDb.",
             usage: "filmcache import [--db <db>] [<options>] <file> ...",
             discussion: """

@@ -5,6 +5,7 @@ import Foundation
 extension FilmCacheCommand {
     struct Plan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "plan",
             abstract: "Show tonight's work without calling OMDb: what is fresh, due, and deferred.",
             usage: "filmcache plan [--job <file>] [--json] [<options>] [<worklist> ...]",
             discussion: """

@@ -7,6 +7,7 @@ import Logging
 extension FilmCacheCommand {
     struct Posters: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "posters",
             abstract: "Download the poster of every cached film into a content-addressed store. Never calls OMDb.",
             usage: "filmcache posters [--job <file>] [--store <dir>] [--prune] [<options>]",
             discussion: """

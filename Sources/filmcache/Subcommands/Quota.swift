@@ -5,6 +5,7 @@ import Foundation
 extension FilmCacheCommand {
     struct Quota: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "quota",
             abstract: "Show the OMDb quota: today, the last 30 days, the observed reset, and the runs.",
             usage: "filmcache quota [<options>]",
             discussion: """

@@ -8,6 +8,7 @@ import Logging
 extension FilmCacheCommand {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Answer apps like OMDb, from the cache: an OMDb-compatible HTTP endpoint.",
             usage: "filmcache serve [--job <file>] --tokens-file <tokens-file> [<options>]",
             discussion: """

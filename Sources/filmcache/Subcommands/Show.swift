@@ -6,6 +6,7 @@ import Logging
 extension FilmCacheCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print one cached film. Reads the cache only; never calls OMDb.",
             usage: "filmcache show [--db <db>] [--json] <imdb-id>",
             discussion: """

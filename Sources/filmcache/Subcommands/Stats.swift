@@ -5,6 +5,7 @@ import Foundation
 extension FilmCacheCommand {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Show what the cache holds: size, films by type, freshness, fetch ages, negative answers.",
             usage: "filmcache stats [--job <file>] [--json] [<options>] [<worklist> ...]",
             discussion: """

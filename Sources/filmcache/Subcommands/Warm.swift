@@ -8,6 +8,7 @@ import Logging
 extension FilmCacheCommand {
     struct Warm: AsyncParsableCommand, OutputIsACourtesy {
         static let configuration = CommandConfiguration(
+            commandName: "warm",
             abstract: "Fetch what the worklists name and the cache lacks or holds stale.",
             usage: "filmcache warm [--job <file>] [--db <db>] [<options>] [<worklist> ...]",
             discussion: """
