@@ -12,8 +12,9 @@
 #           fresh cache: films/s and peak RSS, which should stay flat whatever the size
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
 #   memory  whole warms of 20,000, 100,000 and 800,000 IDs (BENCH_RSS_SIZES; 800,000 is the most distinct IDs the
-#           stand-in generates; the corpus is generated per ID, about 3 GB and minutes of disk at 800,000): each one's rate as a ratio to the first size's, and its
-#           peak RSS against the 32 MB goal (rate within 10%, RSS flat)
+#           stand-in generates; the corpus is generated per ID, about 3 GB and minutes of disk at 800,000): each
+#           one's rate as a ratio to the first size's, and its peak RSS against the 32 MB goal (rate within 10%,
+#           RSS flat)
 #   serve   `filmcache serve`'s hit path under wrk vs nginx serving the same bodies (BENCH_SERVE_IDS 1000 films,
 #           BENCH_SERVE_SECONDS 10 a round), then its RSS across BENCH_SERVE_REQUESTS (1000000) requests
 #   startup `filmcache show`, `quota` and `plan` on serve's small cache vs the sqlite3 CLI answering the same

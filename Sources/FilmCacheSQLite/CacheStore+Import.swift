@@ -24,9 +24,8 @@ extension CacheStore {
                 // No lookup per film: the upsert's own guard keeps a film the cache holds as new or newer (it
                 // changes no row then), and how many of the batch's IDs the cache held tells added from updated.
                 counts = ImportCounts()
-                var ids = Set<String>()
-                for film in films { ids.insert(film.imdbID) }
-                let before = try held.query([.text(JSONText.array(Array(ids)))]) { $0.int(0) ?? 0 }.first ?? 0
+                let distinct = Set(films.map(\.imdbID))
+                let before = try held.query([.text(JSONText.array(Array(distinct)))]) { $0.int(0) ?? 0 }.first ?? 0
                 var landed: [String] = []
                 for film in films {
                     try upsert.run(FilmRow.values(for: film) + [.text(latest)])
@@ -34,12 +33,12 @@ extension CacheStore {
                 }
                 // Each ID the cache lacked was added once (its first film to land); every other landing replaced
                 // a film, the cache's or one earlier in the batch.
-                counts.added = ids.count - before
+                counts.added = distinct.count - before
                 counts.updated = landed.count - counts.added
                 if !landed.isEmpty {
-                    let ids = JSONText.array(landed)
-                    try c.deleteLookups.run([.text(ids)])
-                    try c.deleteAliases.run([.text(ids)])
+                    let landedIDs = JSONText.array(landed)
+                    try c.deleteLookups.run([.text(landedIDs)])
+                    try c.deleteAliases.run([.text(landedIDs)])
                 }
             }
         }

@@ -99,16 +99,16 @@ package struct SecretEcho: Sendable {
                 var nextLower = Self.find(first, in: bytes, from: start, through: last)
                 var nextUpper = upper == first ? nil : Self.find(upper, in: bytes, from: start, through: last)
                 while true {
+                    // The earlier of the two next places, and the next place of its case after it.
                     let index: Int
-                    switch (nextLower, nextUpper) {
-                    case (nil, nil): return nil
-                    case (let lower?, let other) where other.map({ lower < $0 }) ?? true:
+                    if let lower = nextLower, nextUpper.map({ lower < $0 }) ?? true {
                         index = lower
                         nextLower = Self.find(first, in: bytes, from: lower + 1, through: last)
-                    case (_, let other?):
+                    } else if let other = nextUpper {
                         index = other
                         nextUpper = Self.find(upper, in: bytes, from: other + 1, through: last)
-                    default: return nil
+                    } else {
+                        return nil
                     }
                     if Self.matches(bytes, at: index, folded),
                         index == 0 || !Self.isWordByte(bytes[index - 1]),
@@ -190,24 +190,29 @@ package struct SecretEcho: Sendable {
     private static func holdsEscapes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // Each escape's first byte is looked for with memchr: most bodies hold few or none.
         let last = bytes.count - 2
-        var at = find(UInt8(ascii: "%"), in: bytes, from: 0, through: last)
-        while let index = at {
-            if index + 2 < bytes.count, hexValue(bytes[index + 1]) != nil, hexValue(bytes[index + 2]) != nil {
-                return true
+        func isHex(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
+        func any(_ byte: UInt8, startingAnEscape: (Int) -> Bool) -> Bool {
+            var at = find(byte, in: bytes, from: 0, through: last)
+            while let index = at {
+                if startingAnEscape(index) { return true }
+                at = find(byte, in: bytes, from: index + 1, through: last)
             }
-            at = find(UInt8(ascii: "%"), in: bytes, from: index + 1, through: last)
+            return false
         }
-        at = find(UInt8(ascii: "\\"), in: bytes, from: 0, through: last)
-        while let index = at {
-            if bytes[index + 1] == UInt8(ascii: "u") || bytes[index + 1] == UInt8(ascii: "/") { return true }
-            at = find(UInt8(ascii: "\\"), in: bytes, from: index + 1, through: last)
+        // `%XX`, `\u` or `\/`, `&#`.
+        if any(
+            UInt8(ascii: "%"),
+            startingAnEscape: { $0 + 2 < bytes.count && isHex(bytes[$0 + 1]) && isHex(bytes[$0 + 2]) })
+        {
+            return true
         }
-        at = find(UInt8(ascii: "&"), in: bytes, from: 0, through: last)
-        while let index = at {
-            if bytes[index + 1] == UInt8(ascii: "#") { return true }
-            at = find(UInt8(ascii: "&"), in: bytes, from: index + 1, through: last)
+        if any(
+            UInt8(ascii: "\\"),
+            startingAnEscape: { bytes[$0 + 1] == UInt8(ascii: "u") || bytes[$0 + 1] == UInt8(ascii: "/") })
+        {
+            return true
         }
-        return false
+        return any(UInt8(ascii: "&")) { bytes[$0 + 1] == UInt8(ascii: "#") }
     }
 
     /// HTML's numeric character references decoded (`&#97;`, `&#x61;`); anything else kept.
