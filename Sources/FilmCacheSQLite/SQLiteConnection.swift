@@ -21,7 +21,6 @@ final class SQLiteConnection {
     /// Opens (creating if asked) the database file at `path`; `immutable` opens it read-only as a
     /// file nothing changes (SQLite's `immutable` URI parameter: no locks, no `-wal` or `-shm`).
     init(path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false) throws(StoreError) {
-        _ = Self.configured
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
@@ -47,9 +46,6 @@ final class SQLiteConnection {
     deinit {
         sqlite3_close_v2(handle)
     }
-
-    /// SQLite's process-wide settings, made before its first connection (see `fc_sqlite3_config_no_memstatus`).
-    private static let configured: Void = { _ = fc_sqlite3_config_no_memstatus() }()
 
     /// Opens the file at `path` for reading only, by someone who may not write its directory.
     ///
