@@ -24,7 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // libcurl through functions that load it on the first transfer (dlopen): it is not linked, so the
+        // libcurl through functions that load it when a transport is made (dlopen): it is not linked, so the
         // commands that fetch nothing start without its libraries. Its headers: libcurl4-openssl-dev.
         .target(name: "CCurl"),
         .systemLibrary(

@@ -65,7 +65,7 @@ install)
     ldd "$binary" | awk '/=>/ { print $3 } !/=>/ { print $1 }' | grep -v '^linux-vdso' |
       grep -Ev '^/(usr/)?lib(64|32|x32)?/' && fail "$binary loads a library outside /lib and /usr/lib"
   done
-  # libcurl is loaded on the first transfer (the package Depends on libcurl4 for it), not at start-up.
+  # libcurl is loaded by the commands that fetch (the package Depends on libcurl4 for it), not at start-up.
   ! ldd /usr/bin/filmcache | grep -q libcurl || fail "/usr/bin/filmcache links libcurl at start-up"
 
   echo "-- the user, the directories, the conffiles"

@@ -6,6 +6,7 @@
 
 /* The functions filmcache calls, as libcurl.so.4 defines them (types from curl.h). */
 static struct {
+    __typeof__(curl_version_info) *version_info;
     __typeof__(curl_global_init) *global_init;
     __typeof__(curl_easy_init) *easy_init;
     __typeof__(curl_easy_cleanup) *easy_cleanup;
@@ -30,6 +31,10 @@ static struct {
     __typeof__(curl_free) *free;
 } curl;
 
+/* The oldest libcurl filmcache works with (the package's Depends says the same). */
+#define FC_CURL_OLDEST 0x075500
+#define FC_CURL_OLDEST_TEXT "7.85.0"
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;
 static char failure[512];
@@ -43,8 +48,18 @@ static void load(void) {
     }
 #define FC_RESOLVE(field, name)                                                                  \
     if ((curl.field = (__typeof__(curl.field))dlsym(library, #name)) == NULL) {                  \
-        snprintf(failure, sizeof failure, "libcurl.so.4 has no %s (libcurl 7.80 or later is needed)", #name); \
+        snprintf(failure, sizeof failure, "libcurl.so.4 has no %s", #name);                      \
         return;                                                                                  \
+    }
+    FC_RESOLVE(version_info, curl_version_info)
+    /* Every function below exists since 7.68, but options filmcache relies on are newer, and libcurl
+       ignores an option it does not know: CURLOPT_PROTOCOLS_STR and CURLOPT_REDIR_PROTOCOLS_STR (only
+       HTTP and HTTPS, 7.85) and CURLOPT_PREREQFUNCTION (no silent re-send, 7.80). */
+    const curl_version_info_data *version = curl.version_info(CURLVERSION_NOW);
+    if (version == NULL || version->version_num < FC_CURL_OLDEST) {
+        snprintf(failure, sizeof failure, "libcurl.so.4 is version %s; filmcache needs %s or later",
+                 version == NULL ? "unknown" : version->version, FC_CURL_OLDEST_TEXT);
+        return;
     }
     FC_RESOLVE(global_init, curl_global_init)
     FC_RESOLVE(easy_init, curl_easy_init)

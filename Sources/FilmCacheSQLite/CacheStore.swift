@@ -234,6 +234,8 @@ public final class CacheStore: Sendable {
         _ worklist: Worklist, at now: Date, _ body: (Connection, TitlePlan) throws(StoreError) -> T
     ) throws(StoreError) -> T {
         try withConnection { c throws(StoreError) in
+            // Made outside the transaction: a rollback would take tables made inside it away again.
+            try c.makePlanTables()
             let result = try c.db.transaction(deferred: true) { () throws(StoreError) in
                 try c.emptyPlanTables()
                 let titles = try Self.titlePlan(worklist, c, at: now)
@@ -341,18 +343,21 @@ public final class CacheStore: Sendable {
         var insertDue: SQLiteStatement { get throws(StoreError) { try statement(.insertDue) } }
         var selectDue: SQLiteStatement { get throws(StoreError) { try statement(.selectDue) } }
 
-        /// Empties `temp.worklist` and `temp.due`, made on first use.
+        /// Empties `temp.worklist` and `temp.due` (made by `makePlanTables`).
         func emptyPlanTables() throws(StoreError) {
-            try makePlanTables()
             try db.execute("DELETE FROM temp.worklist; DELETE FROM temp.due")
         }
 
-        private func makePlanTables() throws(StoreError) {
+        /// Makes `temp.worklist` and `temp.due` once, outside any transaction: made inside one, they would
+        /// go again with its rollback while this connection went on believing them made.
+        func makePlanTables() throws(StoreError) {
             guard !planTablesMade else { return }
             try db.execute(Self.planTablesSQL)
             planTablesMade = true
         }
 
+        /// Keyed by `Statement`, not by its text (as `SQLiteConnection.cached` is): a warm asks for
+        /// `upsertFilm`, 1.5 KB of SQL, once a film.
         private func statement(_ statement: Statement) throws(StoreError) -> SQLiteStatement {
             if let ready = prepared[statement] { return ready }
             if statement.readsPlanTables { try makePlanTables() }

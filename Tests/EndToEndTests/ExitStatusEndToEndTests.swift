@@ -66,7 +66,7 @@ import Testing
         return probe.status == 0 ? nil : "unshare -m failed (root is needed): \(probe.stderr)"
     }()
 
-    /// libcurl is loaded on the first transfer, not at start. With it unreadable (/dev/null mounted over it
+    /// libcurl is loaded when a command that fetches makes its transport, not at start. With it unreadable (/dev/null mounted over it
     /// in a mount namespace of the test's own, private, so nothing outside sees it), a warm exits 72 naming
     /// it before it spends a call, and the commands that fetch nothing run as before.
     @Test(.enabled(if: Self.mountNamespaces == nil, Comment(rawValue: Self.mountNamespaces ?? "")))
@@ -76,7 +76,10 @@ import Testing
 
     private func withoutLibcurlChecks() throws {
         let db = dir + "/no-libcurl.sqlite"
-        let hidden = "mount --bind /dev/null \"$(readlink -f /lib/x86_64-linux-gnu/libcurl.so.4)\" && exec \"$@\""
+        // Where the loader finds libcurl.so.4 (ldconfig's cache), the file itself behind its symbolic link.
+        let hidden =
+            "lib=$(/sbin/ldconfig -p | awk '$1 == \"libcurl.so.4\" { print $NF; exit }') && [ -n \"$lib\" ]"
+            + " && mount --bind /dev/null \"$(readlink -f \"$lib\")\" && exec \"$@\""
         let filmcache = BuiltBinaries.directory + "/filmcache"
         func withoutLibcurl(_ arguments: [String]) throws -> BuiltBinaries.Output {
             let inNamespace = ["-m", "--propagation", "private", "/bin/sh", "-c", hidden, "sh", filmcache]

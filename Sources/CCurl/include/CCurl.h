@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-/* libcurl, loaded on the first transfer rather than at start-up.
+/* libcurl, loaded when a command that fetches makes its transport, rather than at start-up.
 
    libcurl brings some twenty-five libraries with it (TLS, Kerberos, LDAP, SSH, IDN...), and
    loading and relocating them took about 5 ms of every start, the whole of what `sqlite3` needs

@@ -58,14 +58,14 @@ public final class CurlMultiTransport: HTTPRequestTransport {
 
 typealias CurlResult = Result<HTTPResponse, TransportFailure>
 
-/// libcurl, loaded and initialized once, by the first transport (CCurl.h says why it is not linked).
+/// libcurl, loaded and initialized once, when the first transport is made (CCurl.h says why it is not linked).
 enum CurlGlobal {
     /// Exits with 72 (EX_OSFILE) when libcurl cannot be loaded: nothing can be fetched without it,
     /// and the first transport is made before a command has fetched or written anything.
     private static let once: Void = {
         guard let failure = fc_curl_load() else { return }
         let message =
-            "filmcache: libcurl could not be loaded (\(String(cString: failure))); install libcurl4 (7.80 or later)\n"
+            "filmcache: libcurl could not be loaded (\(String(cString: failure))); install libcurl4 (7.85 or later)\n"
         FileHandle.standardError.write(Data(message.utf8))
         exit(72)
     }()

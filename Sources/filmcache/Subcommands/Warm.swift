@@ -16,11 +16,11 @@ extension FilmCacheCommand {
                 fetched within --ttl-days, fetches the rest from OMDb under the daily
                 budget, and upserts them. Exit status: 0 done; 75 stopped early (budget,
                 limit, a signal or --max-runtime, another warm running, or no ID got an
-                answer), the rest resumes next run; 65 bad worklist; 69 OMDb unreachable; 74
-                database error, or a metrics file not written after a run that would exit 0;
-                72 libcurl cannot be loaded; 76 the base URL does not answer like OMDb (HTML, redirects, bare 403/404);
-                78 configuration (missing or rejected key, bad job file, setting out of
-                range).
+                answer), the rest resumes next run; 65 bad worklist; 69 OMDb unreachable; 72
+                libcurl cannot be loaded; 74 database error, or a metrics file not written
+                after a run that would exit 0; 76 the base URL does not answer like OMDb
+                (HTML, redirects, bare 403/404); 78 configuration (missing or rejected key,
+                bad job file, setting out of range).
 
                 With --job FILE the job file gives worklists, database, key and every
                 setting below; flags given override it, and worklist arguments replace its
