@@ -57,6 +57,18 @@ import Testing
         #expect(try store.lookup("tt0000001") == nil)
     }
 
+    /// A plan that fails inside its transaction leaves the store able to plan again: the temporary tables
+    /// a plan fills are made outside it, so its rollback does not take them away.
+    @Test func aPlanThatFailsInItsTransactionLeavesTheStoreAbleToPlan() throws {
+        let store = try CacheStore(path: path, logger: SampleFilms.logger)
+        let other = try SQLiteConnection(path: path)
+        // The plan's join reads `demand`: without it, the plan fails after its worklist is loaded.
+        try other.execute("ALTER TABLE demand RENAME TO demand_aside")
+        #expect(throws: StoreError.self) { try store.states(of: ["tt0000001"]) }
+        try other.execute("ALTER TABLE demand_aside RENAME TO demand")
+        #expect(try store.states(of: ["tt0000001", "tt0000002"]).map(\.imdbID) == ["tt0000001", "tt0000002"])
+    }
+
     @Test func statesComeBackInWorklistOrderWithWhatTheCacheKnows() throws {
         let store = try CacheStore(path: path, logger: SampleFilms.logger)
         let fetched = Date(timeIntervalSince1970: 1_700_000_000)
