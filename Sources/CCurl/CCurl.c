@@ -4,31 +4,20 @@
 #include <pthread.h>
 #include <stdio.h>
 
-/* The functions filmcache calls, as libcurl.so.4 defines them (types from curl.h). */
+/* The functions filmcache calls after the version check, each curl_NAME, listed once: the table and
+   its resolution below both come from this list. */
+#define FC_CURL_FUNCTIONS(X)                                                                      \
+    X(global_init) X(easy_init) X(easy_cleanup) X(easy_strerror) X(easy_setopt) X(easy_getinfo)   \
+    X(multi_init) X(multi_cleanup) X(multi_setopt) X(multi_add_handle) X(multi_remove_handle)     \
+    X(multi_perform) X(multi_poll) X(multi_wakeup) X(multi_info_read) X(slist_append)             \
+    X(slist_free_all) X(url) X(url_cleanup) X(url_set) X(url_get) X(free)
+
+/* As libcurl.so.4 defines them (types from curl.h). */
 static struct {
     __typeof__(curl_version_info) *version_info;
-    __typeof__(curl_global_init) *global_init;
-    __typeof__(curl_easy_init) *easy_init;
-    __typeof__(curl_easy_cleanup) *easy_cleanup;
-    __typeof__(curl_easy_strerror) *easy_strerror;
-    __typeof__(curl_easy_setopt) *easy_setopt;
-    __typeof__(curl_easy_getinfo) *easy_getinfo;
-    __typeof__(curl_multi_init) *multi_init;
-    __typeof__(curl_multi_cleanup) *multi_cleanup;
-    __typeof__(curl_multi_setopt) *multi_setopt;
-    __typeof__(curl_multi_add_handle) *multi_add_handle;
-    __typeof__(curl_multi_remove_handle) *multi_remove_handle;
-    __typeof__(curl_multi_perform) *multi_perform;
-    __typeof__(curl_multi_poll) *multi_poll;
-    __typeof__(curl_multi_wakeup) *multi_wakeup;
-    __typeof__(curl_multi_info_read) *multi_info_read;
-    __typeof__(curl_slist_append) *slist_append;
-    __typeof__(curl_slist_free_all) *slist_free_all;
-    __typeof__(curl_url) *url;
-    __typeof__(curl_url_cleanup) *url_cleanup;
-    __typeof__(curl_url_set) *url_set;
-    __typeof__(curl_url_get) *url_get;
-    __typeof__(curl_free) *free;
+#define FC_FIELD(name) __typeof__(curl_##name) *name;
+    FC_CURL_FUNCTIONS(FC_FIELD)
+#undef FC_FIELD
 } curl;
 
 /* The oldest libcurl filmcache works with (the package's Depends says the same). */
@@ -46,12 +35,12 @@ static void load(void) {
         snprintf(failure, sizeof failure, "%s", dlerror());
         return;
     }
-#define FC_RESOLVE(field, name)                                                                  \
-    if ((curl.field = (__typeof__(curl.field))dlsym(library, #name)) == NULL) {                  \
-        snprintf(failure, sizeof failure, "libcurl.so.4 has no %s", #name);                      \
+#define FC_RESOLVE(name)                                                                         \
+    if ((curl.name = (__typeof__(curl.name))dlsym(library, "curl_" #name)) == NULL) {            \
+        snprintf(failure, sizeof failure, "libcurl.so.4 has no curl_%s", #name);                 \
         return;                                                                                  \
     }
-    FC_RESOLVE(version_info, curl_version_info)
+    FC_RESOLVE(version_info)
     /* Every function below exists since 7.68, but options filmcache relies on are newer, and libcurl
        ignores an option it does not know: CURLOPT_PROTOCOLS_STR and CURLOPT_REDIR_PROTOCOLS_STR (only
        HTTP and HTTPS, 7.85) and CURLOPT_PREREQFUNCTION (no silent re-send, 7.80). */
@@ -61,28 +50,7 @@ static void load(void) {
                  version == NULL ? "unknown" : version->version, FC_CURL_OLDEST_TEXT);
         return;
     }
-    FC_RESOLVE(global_init, curl_global_init)
-    FC_RESOLVE(easy_init, curl_easy_init)
-    FC_RESOLVE(easy_cleanup, curl_easy_cleanup)
-    FC_RESOLVE(easy_strerror, curl_easy_strerror)
-    FC_RESOLVE(easy_setopt, curl_easy_setopt)
-    FC_RESOLVE(easy_getinfo, curl_easy_getinfo)
-    FC_RESOLVE(multi_init, curl_multi_init)
-    FC_RESOLVE(multi_cleanup, curl_multi_cleanup)
-    FC_RESOLVE(multi_setopt, curl_multi_setopt)
-    FC_RESOLVE(multi_add_handle, curl_multi_add_handle)
-    FC_RESOLVE(multi_remove_handle, curl_multi_remove_handle)
-    FC_RESOLVE(multi_perform, curl_multi_perform)
-    FC_RESOLVE(multi_poll, curl_multi_poll)
-    FC_RESOLVE(multi_wakeup, curl_multi_wakeup)
-    FC_RESOLVE(multi_info_read, curl_multi_info_read)
-    FC_RESOLVE(slist_append, curl_slist_append)
-    FC_RESOLVE(slist_free_all, curl_slist_free_all)
-    FC_RESOLVE(url, curl_url)
-    FC_RESOLVE(url_cleanup, curl_url_cleanup)
-    FC_RESOLVE(url_set, curl_url_set)
-    FC_RESOLVE(url_get, curl_url_get)
-    FC_RESOLVE(free, curl_free)
+    FC_CURL_FUNCTIONS(FC_RESOLVE)
 #undef FC_RESOLVE
     CURLcode code = curl.global_init(CURL_GLOBAL_ALL);
     if (code != CURLE_OK) {

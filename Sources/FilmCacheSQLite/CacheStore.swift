@@ -360,7 +360,6 @@ public final class CacheStore: Sendable {
         /// `upsertFilm`, 1.5 KB of SQL, once a film.
         private func statement(_ statement: Statement) throws(StoreError) -> SQLiteStatement {
             if let ready = prepared[statement] { return ready }
-            if statement.readsPlanTables { try makePlanTables() }
             let ready = try db.prepare(statement.sql)
             prepared[statement] = ready
             return ready
@@ -383,17 +382,10 @@ public final class CacheStore: Sendable {
             PRAGMA temp.cache_size = -512;
             """
 
+        /// The last four read `temp.worklist` and `temp.due`: only `withWorklist` uses them, after `makePlanTables`.
         private enum Statement {
             case upsertFilm, deleteLookups, deleteAliases, upsertAlias, upsertLookup, upsertTitle, selectTitle,
                 insertWorklist, selectStates, insertDue, selectDue
-
-            /// The four on `temp.worklist` and `temp.due`, which `planTablesSQL` makes.
-            var readsPlanTables: Bool {
-                switch self {
-                case .insertWorklist, .selectStates, .insertDue, .selectDue: true
-                default: false
-                }
-            }
 
             var sql: String {
                 switch self {
