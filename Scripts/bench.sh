@@ -53,8 +53,10 @@ cleanup() {
     (cd / && as_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -w -t 60 stop -m fast >/dev/null 2>&1) || true
     rm -rf "$pg_dir"
   fi
+  for mount in $mounts; do umount "$mount" 2>/dev/null || true; done
   rm -rf "$work"
 }
+mounts=""
 trap cleanup EXIT
 sections=${BENCH_SECTIONS:-all}
 [ "${BENCH_ONLY:-}" = pg ] && sections=pg
@@ -238,13 +240,34 @@ posters=$(python3 Scripts/bench_posters.py "$work/posters-fresh.sqlite" "$work/p
 sqlite3 "$work/posters-fresh.sqlite" "SELECT poster_url FROM films WHERE poster_url IS NOT NULL" \
   | awk -v d="$work/curl-posters" '{ n = split($0, a, "/"); printf "url = \"%s\"\noutput = \"%s/%s\"\n", $0, d, a[n] }' \
   >"$work/posters.cfg"
+# Where the files go. fresh (the default where this runs as root): each side of each round writes into a new ext4
+# file system of its own (mkfs.ext4's defaults, journal included, inode tables written at once), loop-mounted, as
+# on a host's data disk. work: into the work directory, on whatever file system holds it. On an ext4 without a
+# journal (this machine's root), making an inode passes over every inode freed in the last one to five minutes,
+# so the creation rate of both sides there depends on what was deleted before (the last bench's work directory).
+poster_fs=${BENCH_POSTER_FS:-fresh}
+if [ "$poster_fs" = fresh ] && { [ "$(id -u)" -ne 0 ] || ! losetup -f >/dev/null 2>&1; }; then
+  echo "  (not root or no loop device: the files go into the work directory; BENCH_POSTER_FS=work)"
+  poster_fs=work
+fi
+# A new directory $1 for one side's files: a fresh file system mounted there, or a plain directory.
+poster_dir() {
+  mkdir -p "$1"
+  [ "$poster_fs" = fresh ] || return 0
+  truncate -s 2G "$1.img"
+  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$1.img"
+  mount -o loop "$1.img" "$1"
+  mounts="$mounts $1"
+}
+echo "  files into: $poster_fs file systems ($(df -T "$work" | awk 'NR == 2 { print $2 }') holds the work directory)"
 # Each round: curl writing the files into a new directory, then filmcache into a new store and a fresh copy of the
 # cache, in the same minute. Nothing is deleted until the last round: ext4 passes over inodes freed in the last
-# half minute when it makes new ones, which would slow the next round's file creation by what this one removed.
+# minutes when it makes new ones (without a journal), which would slow the next round by what this one removed.
 poster_pairs=""
 for round in $(seq 1 "$poster_rounds"); do
   sed "s|/curl-posters/|/curl-posters-$round/|" "$work/posters.cfg" >"$work/posters-$round.cfg"
-  mkdir -p "$work/curl-posters-$round"
+  poster_dir "$work/curl-posters-$round"
+  poster_dir "$work/store-$round"
   # The last round's WAL would be read as this copy's: it goes first.
   rm -f "$work/posters.sqlite-wal" "$work/posters.sqlite-shm"
   cp "$work/posters-fresh.sqlite" "$work/posters.sqlite"
@@ -274,6 +297,8 @@ t0=$(now)
 t1=$(now)
 grep -q "not modified $posters" "$work/posters2.txt" || { echo "revalidation: $(cat "$work/posters2.txt")" >&2; exit 1; }
 fc_revalidate=$(rate "$posters" "$(python3 -c "print($t1-$t0)")")
+for mount in $mounts; do umount "$mount"; done
+mounts=""
 rm -rf "$work"/curl-posters-* "$work"/store-*
 read -r median_curl median_fc median_ratio <<<"$(medians $poster_pairs)"
 printf '  %-36s %8s posters/s (median)\n' "curl --parallel --parallel-max $inflight" "$median_curl" \

@@ -38,7 +38,8 @@ import Testing
             environment: environment)
     }
 
-    /// A name the store would give a poster in directory `ab/cd`: 64 hex digits starting `abcd`, `.jpg`.
+    /// A name the store would give a poster in directory `ab` (or an earlier store in `ab/cd`):
+    /// 64 hex digits starting with `prefix` (`ab`, `abcd`), `.jpg`.
     static func storeName(_ prefix: String) -> String {
         let digits = (0..<(64 - prefix.count)).map { _ in String(Int.random(in: 0..<16), radix: 16) }.joined()
         return prefix + digits + ".jpg"
@@ -78,9 +79,9 @@ import Testing
         try warmedWithPosters(12)
         let kept = try scratch.column("SELECT file FROM posters WHERE file IS NOT NULL")
         #expect(kept.count >= 8)
-        let directory = String(kept[0].prefix(5))  // "ab/cd" of a real poster
-        let prefix = directory.replacingOccurrences(of: "/", with: "")
-        let first = String(directory.prefix(2))
+        let directory = String(kept[0].prefix(2))  // "ab" of a real poster
+        let prefix = directory
+        let first = directory
 
         // An unreferenced poster of the store's own: the one file prune may remove.
         let orphan = store + "/" + directory + "/" + Self.storeName(prefix)
@@ -91,7 +92,7 @@ import Testing
         let treeFile = outsideTree + "/\(linkedFirst)/bc/" + Self.storeName(linkedFirst + "bc")
         try plant(treeFile)
         try symlink(store + "/" + linkedFirst, to: outsideTree + "/" + linkedFirst)
-        // A second-level directory, beside real ones, that is a symlink outside.
+        // A second-level directory (where an earlier store kept files), beside real ones, that is a symlink outside.
         let linkedSecond = freePair(in: store + "/" + first)
         let outsideLeaf = outside + "/leaf"
         let leafFile = outsideLeaf + "/" + Self.storeName(first + linkedSecond)
@@ -136,8 +137,8 @@ import Testing
         let kept = try scratch.column("SELECT file FROM posters WHERE file IS NOT NULL")
         let named = scratch.dir + "/named-store"
         try FileManager.default.createSymbolicLink(atPath: named, withDestinationPath: store)
-        let directory = String(kept[0].prefix(5))
-        let orphan = store + "/" + directory + "/" + Self.storeName(directory.replacingOccurrences(of: "/", with: ""))
+        let directory = String(kept[0].prefix(2))
+        let orphan = store + "/" + directory + "/" + Self.storeName(directory)
         try plant(orphan)
         let out = try prune(store: named)
         #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
@@ -146,13 +147,15 @@ import Testing
         for file in kept { #expect(exists(store + "/" + file)) }
     }
 
-    @Test func aDirectorySwappedForASymlinkWhilePruneRunsCostsNothingOutside() throws {
+    /// `directory` is `ab` (where the store keeps files) or `ab/cd` (where an earlier store kept them).
+    @Test(arguments: ["ab", "ab/cd"])
+    func aDirectorySwappedForASymlinkWhilePruneRunsCostsNothingOutside(directory: String) throws {
         try warmedWithPosters(8)
-        // Thousands of unreferenced store-named files in ab/cd, and the same names in a directory
-        // outside; while prune runs, ab/cd is swapped for a symlink to it and back, over and over.
-        let names = (0..<3000).map { _ in Self.storeName("abcd") }
-        let inside = store + "/ab/cd"
-        let outsideDirectory = outside + "/cd"
+        // Thousands of unreferenced store-named files in the directory, and the same names in a directory
+        // outside; while prune runs, the directory is swapped for a symlink to it and back, over and over.
+        let names = (0..<3000).map { _ in Self.storeName(directory.replacingOccurrences(of: "/", with: "")) }
+        let inside = store + "/" + directory
+        let outsideDirectory = outside + "/" + (directory as NSString).lastPathComponent
         let old = [timespec](repeating: timespec(tv_sec: time(nil) - 3 * 3600, tv_nsec: 0), count: 2)
         for directory in [inside, outsideDirectory] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -166,7 +169,7 @@ import Testing
         // The swapping runs on a thread of its own while the binary runs, and stops when it has ended.
         let stop = Atomic<Bool>(false)
         let swaps = Atomic<Int>(0)
-        let away = store + "/ab/cd.away"
+        let away = inside + ".away"
         let finished = DispatchSemaphore(value: 0)
         let swapper = Thread {
             defer { finished.signal() }

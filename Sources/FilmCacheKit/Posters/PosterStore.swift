@@ -2,7 +2,12 @@ import CFilmCacheSystem
 import Dispatch
 import Foundation
 
-/// The content-addressed directory posters are kept in: `ROOT/ab/cd/<sha256>.<ext>`.
+/// The content-addressed directory posters are kept in: `ROOT/ab/<sha256>.<ext>`.
+///
+/// Stores made before kept files one level deeper, in `ROOT/ab/cd/`; those files stay where they
+/// are and are read, judged and pruned as before (their rows name them there), and a poster
+/// already stored there is not written again. Every new file goes one level up: 256 directories
+/// in all, so a poster seldom needs a directory made for it (making one cost as much as the file).
 ///
 /// A file's name is the SHA-256 of its bytes, so one image shared by several films (or fetched
 /// twice) is stored once, and a name never holds other bytes than it says. Every file is written
@@ -45,10 +50,14 @@ public struct PosterStore: Sendable {
         self.directory = directory
     }
 
-    /// Where a poster with this digest and format lives, relative to the root: `ab/cd/<sha256>.<ext>`.
+    /// Where a poster with this digest and format lives, relative to the root: `ab/<sha256>.<ext>`.
     public static func relativePath(sha256: String, image: PosterImage) -> String {
-        let digits = Array(sha256)
-        return "\(String(digits[0..<2]))/\(String(digits[2..<4]))/\(sha256).\(image.fileExtension)"
+        "\(sha256.prefix(2))/\(sha256).\(image.fileExtension)"
+    }
+
+    /// Where an earlier store kept it: `ab/cd/<sha256>.<ext>`.
+    static func earlierRelativePath(sha256: String, image: PosterImage) -> String {
+        "\(sha256.prefix(2))/\(sha256.dropFirst(2).prefix(2))/\(sha256).\(image.fileExtension)"
     }
 
     /// The absolute path of a file named relative to the root.
@@ -56,49 +65,51 @@ public struct PosterStore: Sendable {
         root + "/" + relativePath
     }
 
-    /// Whether the store holds a regular file at `relativePath` (`ab/cd/<name>`, hex-pair
-    /// directories), reached through no symlink and no `..`.
+    /// Whether the store holds a regular file at `relativePath` (`ab/<name>`, or an earlier store's
+    /// `ab/cd/<name>`, hex-pair directories), reached through no symlink and no `..`.
     public func holds(_ relativePath: String) -> Bool {
         let parts = relativePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, Self.isHexPair(parts[0]), Self.isHexPair(parts[1]),
-            let leaf = try? leafDirectory(parts[0], parts[1], create: false),
-            let info = leaf.status(of: parts[2])
+        guard (2...3).contains(parts.count), parts.dropLast().allSatisfy(Self.isHexPair),
+            let upper = directory.subdirectory(parts[0])
         else { return false }
+        let parent = parts.count == 2 ? upper : upper.subdirectory(parts[1])
+        guard let info = parent?.status(of: parts[parts.count - 1]) else { return false }
         return Self.isRegular(info)
     }
 
     /// Stores `bytes` (already checked to be an image of format `image`) and says where, and
     /// whether the file is new.
     ///
-    /// A file already there under the same name is the same bytes and is kept as it is.
+    /// A file already there under the same name (or where an earlier store kept it) is the same
+    /// bytes and is kept as it is.
     public func put(_ bytes: [UInt8], image: PosterImage) throws(PosterStoreError) -> (StoredPoster, created: Bool) {
         let digest = SHA256.hex(bytes)
         let relative = Self.relativePath(sha256: digest, image: image)
-        let stored = StoredPoster(sha256: digest, file: relative, bytes: bytes.count)
-        let parts = relative.split(separator: "/").map(String.init)
-        let leaf = try leafDirectory(parts[0], parts[1], create: true)
-        if let info = leaf.status(of: parts[2]), Self.isRegular(info), Int(info.st_size) == bytes.count {
-            return (stored, false)
-        }
-        // A symlink or anything else under the final name is replaced, never written through.
-        if let reason = TemporaryFile.replace(parts[2], in: leaf.fd, with: bytes, mode: 0o644, sync: false) {
-            throw .cannotWrite(path: path(of: relative), reason: reason)
-        }
-        return (stored, true)
-    }
-
-    /// The directory `first/second` under the root, made when `create` says so, opened without
-    /// following a symlink at either step.
-    private func leafDirectory(_ first: String, _ second: String, create: Bool) throws(PosterStoreError)
-        -> DirectoryHandle
-    {
-        guard let upper = directory.subdirectory(first, create: create) else {
+        let name = String(relative.dropFirst(3))
+        let first = String(digest.prefix(2))
+        guard let upper = directory.subdirectory(first, create: true) else {
             throw .cannotCreate(path: path(of: first), reason: Self.openReason())
         }
-        guard let leaf = upper.subdirectory(second, create: create) else {
-            throw .cannotCreate(path: path(of: first + "/" + second), reason: Self.openReason())
+        if Self.isWhole(upper.status(of: name), bytes: bytes.count) {
+            return (StoredPoster(sha256: digest, file: relative, bytes: bytes.count), false)
         }
-        return leaf
+        if let leaf = upper.subdirectory(String(digest.dropFirst(2).prefix(2))),
+            Self.isWhole(leaf.status(of: name), bytes: bytes.count)
+        {
+            let earlier = Self.earlierRelativePath(sha256: digest, image: image)
+            return (StoredPoster(sha256: digest, file: earlier, bytes: bytes.count), false)
+        }
+        // A symlink or anything else under the final name is replaced, never written through.
+        if let reason = TemporaryFile.replace(name, in: upper.fd, with: bytes, mode: 0o644, sync: false) {
+            throw .cannotWrite(path: path(of: relative), reason: reason)
+        }
+        return (StoredPoster(sha256: digest, file: relative, bytes: bytes.count), true)
+    }
+
+    /// Whether `info` is a regular file of `bytes` bytes (a stored poster under its own name).
+    private static func isWhole(_ info: stat?, bytes: Int) -> Bool {
+        guard let info else { return false }
+        return isRegular(info) && Int(info.st_size) == bytes
     }
 
     /// Why a directory in the tree could not be made or opened, in the system's words, a symlink named as such.
@@ -145,10 +156,11 @@ public struct PosterStore: Sendable {
     /// Files changed within `grace` of `now` are kept: a run storing posters at the same time
     /// writes its file before it commits the row that references it. Only regular files the store
     /// wrote are removed: under a name it gives (or a temporary name of its own), in its own
-    /// `ab/cd` directories, with one link (the store never makes hard links). The walk follows no
-    /// symlink: a symlink in the tree is left alone and counted as not the store's, and each file
-    /// is removed relative to the directory it was judged in (`unlinkat`), so swapping a directory
-    /// for a symlink while the walk runs removes nothing outside the store.
+    /// `ab` directories (or an earlier store's `ab/cd`), with one link (the store never makes hard
+    /// links). The walk follows no symlink: a symlink in the tree is left alone and counted as not
+    /// the store's, and each file is removed relative to the directory it was judged in
+    /// (`unlinkat`), so swapping a directory for a symlink while the walk runs removes nothing
+    /// outside the store.
     public func prune(
         isReferenced: (_ sha256: String) async throws(StoreError) -> Bool, now: Date, grace: TimeInterval
     ) async throws(StoreError) -> PruneResult {
@@ -158,39 +170,54 @@ public struct PosterStore: Sendable {
                 result.foreign += 1
                 continue
             }
-            for second in upper.names() where Self.isHexPair(second) {
-                guard let leaf = upper.subdirectory(second) else {
+            for name in upper.names() {
+                guard Self.isHexPair(name) else {
+                    try await Self.prune(name, in: upper, prefix: first, isReferenced, now, grace, &result)
+                    continue
+                }
+                guard let leaf = upper.subdirectory(name) else {
                     result.foreign += 1
                     continue
                 }
-                for name in leaf.names() {
-                    guard let info = leaf.status(of: name), Self.isRegular(info), info.st_nlink == 1 else {
-                        result.foreign += 1
-                        continue
-                    }
-                    let age = now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec)
-                    if TemporaryFile.isTemporary(name) {
-                        if age > grace, leaf.remove(name) { result.temporaryRemoved += 1 } else { result.kept += 1 }
-                        continue
-                    }
-                    guard let digest = Self.digest(ofFileNamed: name), digest.hasPrefix(first + second) else {
-                        result.foreign += 1
-                        continue
-                    }
-                    var referenced = age <= grace
-                    if !referenced { referenced = try await isReferenced(digest) }
-                    if referenced {
-                        result.kept += 1
-                    } else if leaf.remove(name) {
-                        result.removed += 1
-                        result.removedBytes += Int(info.st_size)
-                    }
+                for leafName in leaf.names() {
+                    try await Self.prune(leafName, in: leaf, prefix: first + name, isReferenced, now, grace, &result)
                 }
-                upper.removeDirectoryIfEmpty(second)
+                upper.removeDirectoryIfEmpty(name)
             }
             directory.removeDirectoryIfEmpty(first)
         }
         return result
+    }
+
+    /// Judges the entry `name` of `parent`, a store directory whose files' digests start with
+    /// `prefix`, and removes it when it is a temporary file older than `grace` or a poster no film
+    /// references.
+    private static func prune(
+        _ name: String, in parent: DirectoryHandle, prefix: String,
+        _ isReferenced: (_ sha256: String) async throws(StoreError) -> Bool, _ now: Date, _ grace: TimeInterval,
+        _ result: inout PruneResult
+    ) async throws(StoreError) {
+        guard let info = parent.status(of: name), isRegular(info), info.st_nlink == 1 else {
+            result.foreign += 1
+            return
+        }
+        let age = now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec)
+        if TemporaryFile.isTemporary(name) {
+            if age > grace, parent.remove(name) { result.temporaryRemoved += 1 } else { result.kept += 1 }
+            return
+        }
+        guard let digest = digest(ofFileNamed: name), digest.hasPrefix(prefix) else {
+            result.foreign += 1
+            return
+        }
+        var referenced = age <= grace
+        if !referenced { referenced = try await isReferenced(digest) }
+        if referenced {
+            result.kept += 1
+        } else if parent.remove(name) {
+            result.removed += 1
+            result.removedBytes += Int(info.st_size)
+        }
     }
 
     /// The digest a store file name `<64 hex>.<ext>` carries, or `nil` when the name is not one.

@@ -11,7 +11,7 @@ extension FilmCacheCommand {
             abstract: "Download the poster of every cached film into a content-addressed store. Never calls OMDb.",
             usage: "filmcache posters [--job <file>] [--store <dir>] [--prune] [<options>]",
             discussion: """
-                Each poster is kept once under DIR/ab/cd/<sha256>.<ext>; the cache's posters
+                Each poster is kept once under DIR/ab/<sha256>.<ext>; the cache's posters
                 table says which file holds each film's poster. Only image/* answers whose
                 bytes are JPEG, PNG or WebP are kept. Later runs revalidate stored posters
                 (If-None-Match, If-Modified-Since) once they are --poster-revalidate-days old;

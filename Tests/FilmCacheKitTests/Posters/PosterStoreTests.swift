@@ -23,12 +23,47 @@ struct PosterStoreTests {
             stored
                 == StoredPoster(
                     sha256: digest, file: PosterStore.relativePath(sha256: digest, image: .jpeg), bytes: 1003))
-        #expect(stored.file == "\(digest.prefix(2))/\(digest.dropFirst(2).prefix(2))/\(digest).jpg")
+        #expect(stored.file == "\(digest.prefix(2))/\(digest).jpg")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(of: stored.file))) == Data(Self.image))
         let (again, createdAgain) = try store.put(Self.image, image: .jpeg)
         #expect(again == stored && !createdAgain)
         let names = try FileManager.default.subpathsOfDirectory(atPath: root).filter { $0.hasSuffix(".jpg") }
         #expect(names == [stored.file], "no temporary file left behind")
+    }
+
+    @Test func anEarlierStoresDeeperFilesAreHeldKeptInPlaceAndPruned() async throws {
+        let store = try PosterStore(root: root)
+        let digest = SHA256.hex(Self.image)
+        let earlier = PosterStore.earlierRelativePath(sha256: digest, image: .jpeg)
+        #expect(earlier == "\(digest.prefix(2))/\(digest.dropFirst(2).prefix(2))/\(digest).jpg")
+        try FileManager.default.createDirectory(
+            atPath: (store.path(of: earlier) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(Self.image).write(to: URL(fileURLWithPath: store.path(of: earlier)))
+        #expect(store.holds(earlier))
+        #expect(!store.holds(PosterStore.relativePath(sha256: digest, image: .jpeg)))
+
+        // Fetched again, the same bytes are not written a second time: the row names the earlier file.
+        let (stored, created) = try store.put(Self.image, image: .jpeg)
+        #expect(!created && stored == StoredPoster(sha256: digest, file: earlier, bytes: Self.image.count))
+        let files = try FileManager.default.subpathsOfDirectory(atPath: root).filter { $0.hasSuffix(".jpg") }
+        #expect(files == [earlier])
+        // A file there of another size is not the poster: the new one goes one level up.
+        let (other, otherCreated) = try store.put(Self.image + [3], image: .jpeg)
+        #expect(otherCreated && other.file == PosterStore.relativePath(sha256: other.sha256, image: .jpeg))
+
+        // Deeper names than an earlier store's, or a leaf outside its hex pairs, are not the store's.
+        #expect(!store.holds("\(digest.prefix(2))/\(digest.dropFirst(2).prefix(2))/00/\(digest).jpg"))
+        #expect(!store.holds("\(digest.prefix(2))/zz/\(digest).jpg"))
+
+        // Pruned like any other: an unreferenced old file goes, with the directories it leaves empty.
+        age(store.path(of: earlier), seconds: 7200)
+        age(store.path(of: other.file), seconds: 7200)
+        let first = try await store.prune(isReferenced: { $0 == digest }, now: Date(), grace: 3600)
+        #expect(first.removed == 1 && first.removedBytes == Self.image.count + 1 && first.kept == 1, "\(first)")
+        #expect(store.holds(earlier) && !store.holds(other.file))
+        let second = try await store.prune(isReferenced: { _ in false }, now: Date(), grace: 3600)
+        #expect(second.removed == 1 && second.removedBytes == Self.image.count && second.kept == 0, "\(second)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root).isEmpty)
     }
 
     @Test func theDigestIsSHA256() {
