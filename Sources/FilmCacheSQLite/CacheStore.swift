@@ -57,7 +57,11 @@ public final class CacheStore: Sendable {
         try db.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         // The -wal and -shm files stay when the last connection closes, with the modes the writer
         // gave them: a reader in the cache's group then opens the file read-only at any time,
-        // with no need to create them in a directory it cannot write.
+        // with no need to create them in a directory it cannot write. A size limit makes that last
+        // close (its checkpoint done) truncate the -wal to nothing: otherwise every process opening
+        // the cache first (a show, an app's reader) reads and checksums all of it again, megabytes
+        // after a warm. 64 MiB bounds it while it runs, well above what checkpoints let it reach.
+        try db.execute("PRAGMA journal_size_limit = 67108864")
         var persist: Int32 = 1
         sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         try Self.migrate(db, logger: logger)

@@ -78,6 +78,9 @@ extension Reliability {
                 try expectReaderCanRead(db, ids[0], "a warm running")
                 let out = running.wait()
                 #expect(out.status == 0, "\(out.stderr)")
+                // The warm's last close left the -wal there, and empty: no reader replays megabytes of it.
+                let wal = try FileManager.default.attributesOfItem(atPath: db + "-wal")
+                #expect((wal[.size] as? Int) == 0, "\(wal)")
                 try expectReaderCanRead(db, ids[1], "after the warm")
                 let modes = try shell("stat -c '%a %G %n' \(db)*").stdout
                 #expect(!modes.contains("666") && modes.contains(Self.group), "\(modes)")
