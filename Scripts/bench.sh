@@ -20,7 +20,8 @@
 #   startup `filmcache show`, `quota` and `plan` on serve's small cache vs the sqlite3 CLI answering the same
 #           question, with hyperfine (medians of 30 runs)
 #   posters `filmcache posters` of BENCH_POSTERS (5000) images from nginx into a store vs curl --parallel
-#           writing the same files, BENCH_POSTER_ROUNDS (3) rounds, peak RSS; then the revalidation pass (304s)
+#           writing the same files, BENCH_POSTER_ROUNDS (3) rounds, peak RSS; then the revalidation pass (304s);
+#           each side's files go into a fresh loop-mounted ext4 (BENCH_POSTER_FS=work: into the work directory)
 #   pg      (BENCH_PG=0 skips it) a throwaway PostgreSQL 15 server on loopback, Debian's defaults (fsync on;
 #           BENCH_PG_DURABLE=0 runs it as the tests do, fsync off, and says so):
 #           the whole warm into PostgreSQL vs into SQLite; 1, 2 and 4 warms at once sharing one plan
