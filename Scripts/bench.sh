@@ -54,7 +54,10 @@ cleanup() {
     (cd / && as_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -w -t 60 stop -m fast >/dev/null 2>&1) || true
     rm -rf "$pg_dir"
   fi
-  for mount in $mounts; do umount "$mount" 2>/dev/null || true; done
+  for mount in $mounts; do
+    # A program still writing there (a bench stopped mid-round) holds it: detach it rather than delete through it.
+    umount "$mount" 2>/dev/null || umount -l "$mount" 2>/dev/null || echo "bench: could not unmount $mount" >&2
+  done
   rm -rf "$work"
 }
 mounts=""
@@ -247,23 +250,33 @@ sqlite3 "$work/posters-fresh.sqlite" "SELECT poster_url FROM films WHERE poster_
 # journal (this machine's root), making an inode passes over every inode freed in the last one to five minutes,
 # so the creation rate of both sides there depends on what was deleted before (the last bench's work directory).
 poster_fs=${BENCH_POSTER_FS:-fresh}
-if [ "$poster_fs" = fresh ] && { [ "$(id -u)" -ne 0 ] || ! losetup -f >/dev/null 2>&1; }; then
-  echo "  (not root or no loop device: the files go into the work directory; BENCH_POSTER_FS=work)"
-  poster_fs=work
-fi
+# Room for one side's files: three times what the largest images take, and the file system's own.
+poster_fs_mb=$((posters * 72 / 1024 + 256))
 # A new directory $1 for one side's files: a fresh file system mounted there, or a plain directory.
 poster_dir() {
-  mkdir -p "$1"
+  mkdir -p "$1" || return 1
   [ "$poster_fs" = fresh ] || return 0
-  truncate -s 2G "$1.img"
-  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$1.img"
-  mount -o loop "$1.img" "$1"
+  truncate -s "${poster_fs_mb}M" "$1.img" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$1.img" \
+    && mount -o loop "$1.img" "$1" || return 1
   mounts="$mounts $1"
 }
+# Each round's mounts go once it is measured (and the store's after the revalidation, for the last one).
+poster_undir() {
+  [ "$poster_fs" = fresh ] || return 0
+  umount "$1" || return 1
+  mounts=${mounts/ $1/}
+  rm -f "$1.img"
+}
+# Whether a fresh file system can be made and mounted here (root, a loop device, mkfs.ext4): tried once.
+if [ "$poster_fs" = fresh ] && ! (poster_dir "$work/poster-fs-check" && poster_undir "$work/poster-fs-check") 2>/dev/null; then
+  umount "$work/poster-fs-check" 2>/dev/null || true
+  echo "  (no fresh file system can be mounted here: the files go into the work directory, as BENCH_POSTER_FS=work)"
+  poster_fs=work
+fi
 echo "  files into: $poster_fs file systems ($(df -T "$work" | awk 'NR == 2 { print $2 }') holds the work directory)"
 # Each round: curl writing the files into a new directory, then filmcache into a new store and a fresh copy of the
-# cache, in the same minute. Nothing is deleted until the last round: ext4 passes over inodes freed in the last
-# minutes when it makes new ones (without a journal), which would slow the next round by what this one removed.
+# cache, in the same minute. In the work directory nothing is deleted until the last round: ext4 passes over inodes
+# freed in the last minutes when it makes new ones (without a journal), which would slow the next round.
 poster_pairs=""
 for round in $(seq 1 "$poster_rounds"); do
   sed "s|/curl-posters/|/curl-posters-$round/|" "$work/posters.cfg" >"$work/posters-$round.cfg"
@@ -291,6 +304,8 @@ for round in $(seq 1 "$poster_rounds"); do
   printf '  round %d: curl %8s posters/s, filmcache posters %8s posters/s (peak RSS %d MB), ratio %s\n' "$round" \
     "$curl_posters" "$fc_posters" $(($(cat "$work/posters-time.txt") / 1024)) "$(ratio "$fc_posters" "$curl_posters")"
   poster_pairs="$poster_pairs $curl_posters:$fc_posters"
+  poster_undir "$work/curl-posters-$round"
+  [ "$round" -eq "$poster_rounds" ] || poster_undir "$work/store-$round"
 done
 t0=$(now)
 "$fc" posters --db "$work/posters.sqlite" --store "$work/store-$poster_rounds" --poster-rate 0 \
@@ -298,8 +313,7 @@ t0=$(now)
 t1=$(now)
 grep -q "not modified $posters" "$work/posters2.txt" || { echo "revalidation: $(cat "$work/posters2.txt")" >&2; exit 1; }
 fc_revalidate=$(rate "$posters" "$(python3 -c "print($t1-$t0)")")
-for mount in $mounts; do umount "$mount"; done
-mounts=""
+poster_undir "$work/store-$poster_rounds"
 rm -rf "$work"/curl-posters-* "$work"/store-*
 read -r median_curl median_fc median_ratio <<<"$(medians $poster_pairs)"
 printf '  %-36s %8s posters/s (median)\n' "curl --parallel --parallel-max $inflight" "$median_curl" \

@@ -81,7 +81,8 @@ public struct PosterStore: Sendable {
     /// whether the file is new.
     ///
     /// A file already there under the same name (or where an earlier store kept it) is the same
-    /// bytes and is kept as it is.
+    /// bytes and is kept, its modification time made now: a prune running meanwhile judges it as
+    /// new, within its grace, until the row naming it is committed.
     public func put(_ bytes: [UInt8], image: PosterImage) throws(PosterStoreError) -> (StoredPoster, created: Bool) {
         let digest = SHA256.hex(bytes)
         let relative = Self.relativePath(sha256: digest, image: image)
@@ -91,11 +92,13 @@ public struct PosterStore: Sendable {
             throw .cannotCreate(path: path(of: first), reason: Self.openReason())
         }
         if Self.isWhole(upper.status(of: name), bytes: bytes.count) {
+            upper.touch(name)
             return (StoredPoster(sha256: digest, file: relative, bytes: bytes.count), false)
         }
         if let leaf = upper.subdirectory(String(digest.dropFirst(2).prefix(2))),
             Self.isWhole(leaf.status(of: name), bytes: bytes.count)
         {
+            leaf.touch(name)
             let earlier = Self.earlierRelativePath(sha256: digest, image: image)
             return (StoredPoster(sha256: digest, file: earlier, bytes: bytes.count), false)
         }
@@ -172,7 +175,7 @@ public struct PosterStore: Sendable {
             }
             for name in upper.names() {
                 guard Self.isHexPair(name) else {
-                    try await Self.prune(name, in: upper, prefix: first, isReferenced, now, grace, &result)
+                    try await Self.judge(name, in: upper, prefix: first, isReferenced, now, grace, &result)
                     continue
                 }
                 guard let leaf = upper.subdirectory(name) else {
@@ -180,7 +183,7 @@ public struct PosterStore: Sendable {
                     continue
                 }
                 for leafName in leaf.names() {
-                    try await Self.prune(leafName, in: leaf, prefix: first + name, isReferenced, now, grace, &result)
+                    try await Self.judge(leafName, in: leaf, prefix: first + name, isReferenced, now, grace, &result)
                 }
                 upper.removeDirectoryIfEmpty(name)
             }
@@ -192,7 +195,7 @@ public struct PosterStore: Sendable {
     /// Judges the entry `name` of `parent`, a store directory whose files' digests start with
     /// `prefix`, and removes it when it is a temporary file older than `grace` or a poster no film
     /// references.
-    private static func prune(
+    private static func judge(
         _ name: String, in parent: DirectoryHandle, prefix: String,
         _ isReferenced: (_ sha256: String) async throws(StoreError) -> Bool, _ now: Date, _ grace: TimeInterval,
         _ result: inout PruneResult

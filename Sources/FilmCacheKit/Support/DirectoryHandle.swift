@@ -61,6 +61,11 @@ final class DirectoryHandle: Sendable {
         return fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info : nil
     }
 
+    /// Sets the entry `name`'s access and modification times to now (a symlink's own, never its target's).
+    func touch(_ name: String) {
+        _ = utimensat(fd, name, nil, AT_SYMLINK_NOFOLLOW)
+    }
+
     /// Removes the entry `name` (a symlink itself, never its target); whether it was removed.
     @discardableResult
     func remove(_ name: String) -> Bool {

@@ -51,9 +51,21 @@ struct PosterStoreTests {
         let (other, otherCreated) = try store.put(Self.image + [3], image: .jpeg)
         #expect(otherCreated && other.file == PosterStore.relativePath(sha256: other.sha256, image: .jpeg))
 
-        // Deeper names than an earlier store's, or a leaf outside its hex pairs, are not the store's.
-        #expect(!store.holds("\(digest.prefix(2))/\(digest.dropFirst(2).prefix(2))/00/\(digest).jpg"))
-        #expect(!store.holds("\(digest.prefix(2))/zz/\(digest).jpg"))
+        // Deeper names than an earlier store's, or a leaf outside its hex pairs, are not the store's,
+        // though a file is there.
+        for path in [
+            "\(digest.prefix(2))/\(digest.dropFirst(2).prefix(2))/00/\(digest).jpg",
+            "\(digest.prefix(2))/zz/\(digest).jpg",
+        ] {
+            try FileManager.default.createDirectory(
+                atPath: (store.path(of: path) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(Self.image).write(to: URL(fileURLWithPath: store.path(of: path)))
+            #expect(!store.holds(path), "\(path)")
+            try FileManager.default.removeItem(atPath: store.path(of: path))
+        }
+        try FileManager.default.removeItem(atPath: root + "/" + digest.prefix(2) + "/zz")
+        try FileManager.default.removeItem(
+            atPath: (store.path(of: earlier) as NSString).deletingLastPathComponent + "/00")
 
         // Pruned like any other: an unreferenced old file goes, with the directories it leaves empty.
         age(store.path(of: earlier), seconds: 7200)
@@ -64,6 +76,47 @@ struct PosterStoreTests {
         let second = try await store.prune(isReferenced: { _ in false }, now: Date(), grace: 3600)
         #expect(second.removed == 1 && second.removedBytes == Self.image.count && second.kept == 0, "\(second)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: root).isEmpty)
+    }
+
+    @Test func aPosterStoredAgainIsMadeNewSoAPruneMeanwhileKeepsIt() async throws {
+        let store = try PosterStore(root: root)
+        let (stored, _) = try store.put(Self.image, image: .jpeg)
+        let earlier = PosterStore.earlierRelativePath(sha256: SHA256.hex(Self.image + [4]), image: .jpeg)
+        try FileManager.default.createDirectory(
+            atPath: (store.path(of: earlier) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(Self.image + [4]).write(to: URL(fileURLWithPath: store.path(of: earlier)))
+        for path in [stored.file, earlier] { age(store.path(of: path), seconds: 7200) }
+        // Fetched again (its row not committed yet): both files are new to a prune that runs now.
+        #expect(try store.put(Self.image, image: .jpeg) == (stored, false))
+        #expect(try store.put(Self.image + [4], image: .jpeg).0.file == earlier)
+        let result = try await store.prune(isReferenced: { _ in false }, now: Date(), grace: 3600)
+        #expect(result.removed == 0 && result.kept == 2, "\(result)")
+        #expect(store.holds(stored.file) && store.holds(earlier))
+    }
+
+    @Test func anEarlierLeafThatIsASymlinkIsNeitherReadNorReusedAndAHexPairFileIsNotTheStores() async throws {
+        let store = try PosterStore(root: root)
+        let digest = SHA256.hex(Self.image)
+        let earlier = PosterStore.earlierRelativePath(sha256: digest, image: .jpeg)
+        // Outside, a file of the poster's very size under its name; the store's ab/cd links there.
+        let outside = directory.path + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try Data(repeating: 9, count: Self.image.count).write(to: URL(fileURLWithPath: outside + "/\(digest).jpg"))
+        try FileManager.default.createDirectory(
+            atPath: root + "/" + digest.prefix(2), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: (store.path(of: earlier) as NSString).deletingLastPathComponent, withDestinationPath: outside)
+        #expect(!store.holds(earlier))
+        let (stored, created) = try store.put(Self.image, image: .jpeg)
+        #expect(created && stored.file == PosterStore.relativePath(sha256: digest, image: .jpeg))
+        // A regular file with a hex pair's name beside the posters: not the store's, left alone.
+        let pairFile = root + "/" + digest.prefix(2) + "/00"
+        try Data([1]).write(to: URL(fileURLWithPath: pairFile))
+        for path in [store.path(of: stored.file), outside + "/\(digest).jpg", pairFile] { age(path, seconds: 7200) }
+        let result = try await store.prune(isReferenced: { _ in false }, now: Date(), grace: 3600)
+        #expect(result.removed == 1 && result.foreign == 2, "the link and the file named 00: \(result)")
+        #expect(FileManager.default.fileExists(atPath: outside + "/\(digest).jpg"), "nothing outside is removed")
+        #expect(FileManager.default.fileExists(atPath: pairFile))
     }
 
     @Test func theDigestIsSHA256() {
