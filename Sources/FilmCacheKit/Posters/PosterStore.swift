@@ -52,12 +52,17 @@ public struct PosterStore: Sendable {
 
     /// Where a poster with this digest and format lives, relative to the root: `ab/<sha256>.<ext>`.
     public static func relativePath(sha256: String, image: PosterImage) -> String {
-        "\(sha256.prefix(2))/\(sha256).\(image.fileExtension)"
+        "\(sha256.prefix(2))/\(fileName(sha256: sha256, image: image))"
     }
 
     /// Where an earlier store kept it: `ab/cd/<sha256>.<ext>`.
     static func earlierRelativePath(sha256: String, image: PosterImage) -> String {
-        "\(sha256.prefix(2))/\(sha256.dropFirst(2).prefix(2))/\(sha256).\(image.fileExtension)"
+        "\(sha256.prefix(2))/\(sha256.dropFirst(2).prefix(2))/\(fileName(sha256: sha256, image: image))"
+    }
+
+    /// A poster's file name at either depth: `<sha256>.<ext>`.
+    private static func fileName(sha256: String, image: PosterImage) -> String {
+        "\(sha256).\(image.fileExtension)"
     }
 
     /// The absolute path of a file named relative to the root.
@@ -86,7 +91,7 @@ public struct PosterStore: Sendable {
     public func put(_ bytes: [UInt8], image: PosterImage) throws(PosterStoreError) -> (StoredPoster, created: Bool) {
         let digest = SHA256.hex(bytes)
         let relative = Self.relativePath(sha256: digest, image: image)
-        let name = String(relative.dropFirst(3))
+        let name = Self.fileName(sha256: digest, image: image)
         let first = String(digest.prefix(2))
         guard let upper = directory.subdirectory(first, create: true) else {
             throw .cannotCreate(path: path(of: first), reason: Self.openReason())
