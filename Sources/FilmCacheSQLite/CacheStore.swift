@@ -14,6 +14,8 @@ public final class CacheStore: Sendable {
     public let path: String
     private let state: Mutex<Connection>
     private let logger: Logger
+    /// Copies the WAL into the file off the writer's thread; `nil` for a read-only store.
+    let checkpointer: Checkpointer?
 
     /// Opens the database at `path`, creating it when absent and migrating an older schema in place.
     ///
@@ -30,11 +32,13 @@ public final class CacheStore: Sendable {
             let found = try Self.currentVersion(db)
             if found == Schema.currentVersion {
                 self.state = Mutex(Connection(db))
+                self.checkpointer = nil
                 return
             }
             if found >= Schema.oldestReadable, found < Schema.currentVersion {
                 try db.execute(Schema.readOnlyStandIns(from: found))
                 self.state = Mutex(Connection(db))
+                self.checkpointer = nil
                 return
             }
             guard found < Schema.currentVersion else {
@@ -65,7 +69,15 @@ public final class CacheStore: Sendable {
         var persist: Int32 = 1
         sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         try Self.migrate(db, logger: logger)
+        let checkpointer = try Checkpointer(path: path, logger: logger)
+        checkpointer.attach(to: db)
+        self.checkpointer = checkpointer
         self.state = Mutex(Connection(db))
+    }
+
+    deinit {
+        guard let checkpointer else { return }
+        state.withLock { checkpointer.detach(from: $0.db) }
     }
 
     /// Brings the schema to `Schema.currentVersion`, refusing a newer one.

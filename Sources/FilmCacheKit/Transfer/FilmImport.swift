@@ -31,7 +31,7 @@ public struct FilmImport {
 
     /// An import into `store` (and TMDb's lines into `tmdb`); OMDb bodies count as fetched `now`.
     public init(
-        store: any FilmStore, tmdb: (any TMDbStore)? = nil, now: Date, logger: Logger, batchSize: Int = 1000
+        store: any FilmStore, tmdb: (any TMDbStore)? = nil, now: Date, logger: Logger, batchSize: Int = 500
     ) {
         self.store = store
         self.tmdb = tmdb
