@@ -20,8 +20,9 @@ import Synchronization
 final class Checkpointer: Sendable {
     /// Pages between two checkpoints: SQLite's default.
     static let defaultThreshold: Int32 = 1000
-    /// Pages at which the writer waits for a checkpoint of everything (16 MiB of 4 KiB pages).
-    static let defaultLimit: Int32 = 16384
+    /// Pages at which the writer waits for a checkpoint of everything: with its frame headers and a
+    /// last commit, a WAL of 4 KiB pages stays under the 64 MiB `journal_size_limit` truncates it to.
+    static let defaultLimit: Int32 = 16000
 
     let path: String
     let threshold: Int32
