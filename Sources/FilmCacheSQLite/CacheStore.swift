@@ -64,7 +64,7 @@ public final class CacheStore: Sendable {
         // with no need to create them in a directory it cannot write. A size limit makes that last
         // close (its checkpoint done) truncate the -wal to nothing: otherwise every process opening
         // the cache first (a show, an app's reader) reads and checksums all of it again, megabytes
-        // after a warm. 64 MiB bounds it while it runs, well above what checkpoints let it reach.
+        // after a warm. While it runs, the checkpointer starts it over below 64 MiB.
         try db.execute("PRAGMA journal_size_limit = 67108864")
         var persist: Int32 = 1
         sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
