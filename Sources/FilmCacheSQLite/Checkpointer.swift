@@ -10,19 +10,24 @@ import Synchronization
 /// SQLite's own checkpoint runs on the committing thread after the commit that takes the WAL past
 /// 1,000 pages: it syncs the WAL, copies its pages into the file and syncs the file, and the writer
 /// waits for both syncs (a third of a 100,000-film import). Here the writer's commit hook hands
-/// that checkpoint to a queue at the same points, `threshold` pages apart, and goes on: the WAL is
-/// synced as often as before, and what a power loss can take back is still what was committed
-/// since the last sync. A checkpoint copies only what no reader still needs, so the WAL starts
-/// over only when a transaction begins with all of it copied; a writer that never pauses would
-/// never see that. So at `limit` pages the writer waits for a checkpoint of everything it
-/// committed, and its next transaction starts the WAL over: it never grows much past `limit`
-/// pages, and no more than `limit` pages are ever committed and not yet synced.
+/// that checkpoint to a queue at the same points, `threshold` pages apart, and goes on. One runs at
+/// a time: when the next is due before the last is done, the writer waits for it. So the WAL is
+/// synced about as often as before, and what a power loss can take back (what was committed since
+/// the last sync) is at most about two thresholds and a commit, where it was one.
+///
+/// A checkpoint copies only what no reader still needs, and the WAL starts over only when a
+/// transaction begins with all of it copied, which a writer that never pauses would never see. So
+/// at `limit` pages the writer waits for the checkpoints asked for and runs one itself, as SQLite's
+/// own would, and its next transaction starts the WAL over. A reader that holds an old snapshot
+/// holds that back, as it did before: the WAL then grows, its pages unsynced, and each commit
+/// past `limit` runs a checkpoint on the writer's thread until the reader is done.
 final class Checkpointer: Sendable {
     /// Pages between two checkpoints: SQLite's default.
     static let defaultThreshold: Int32 = 1000
-    /// Pages at which the writer waits for a checkpoint of everything: with its frame headers and a
-    /// last commit, a WAL of 4 KiB pages stays under the 64 MiB `journal_size_limit` truncates it to.
-    static let defaultLimit: Int32 = 16000
+    /// Pages at which the writer waits for a checkpoint of everything: about 48 MiB of 4 KiB pages
+    /// and their frame headers, so that with the commit that passed it (a page of `db copy` or a
+    /// large TMDb batch) the WAL stays under the 64 MiB `journal_size_limit` truncates it to.
+    static let defaultLimit: Int32 = 12000
 
     let path: String
     let threshold: Int32
@@ -31,9 +36,10 @@ final class Checkpointer: Sendable {
     private let queue = DispatchQueue(label: "filmcache.sqlite.checkpoint")
     /// The WAL's size in pages when a checkpoint was last asked for (0 once it starts over).
     private let requestedAt = Mutex<Int32>(0)
-    /// The checkpoint's own connection, opened beside the writer's (so on the same file, whatever
-    /// its name comes to name) and read from on first use; used on `queue` only.
-    private let connection: Mutex<(db: SQLiteConnection, ready: Bool)?>
+    /// The checkpoint's own connection, opened and read from beside the writer's, so that it has
+    /// the same database, `-wal` and `-shm` open whatever their names come to name (a restore that
+    /// swaps the files under a running serve); used on `queue` only, `nil` once detached.
+    private let connection: Mutex<SQLiteConnection?>
     /// Checkpoints asked for and not yet done.
     private let pending = Atomic<Int>(0)
     /// Whether a failed checkpoint was logged: one warning, not one a commit.
@@ -47,7 +53,11 @@ final class Checkpointer: Sendable {
         self.logger = logger
         self.threshold = max(1, threshold)
         self.limit = max(self.threshold, limit)
-        connection = Mutex((try SQLiteConnection(path: path, create: false), false))
+        let db = try SQLiteConnection(path: path, create: false)
+        // A first read opens the WAL (until then a checkpoint finds none and copies nothing): now,
+        // while the names are the writer's files.
+        try db.execute("PRAGMA synchronous = NORMAL; PRAGMA user_version")
+        connection = Mutex(db)
     }
 
     /// Makes `db` (the writer's connection) hand its checkpoints to this checkpointer, in place of
@@ -97,14 +107,8 @@ final class Checkpointer: Sendable {
 
     /// One passive checkpoint: it never waits for a lock, and another process's running one is left to finish.
     private func checkpoint() {
-        connection.withLock { (connection: inout (db: SQLiteConnection, ready: Bool)?) in
-            guard let db = connection?.db else { return }
-            if connection?.ready == false {
-                // A first read opens the WAL; until then a checkpoint finds none and copies nothing.
-                let rc = sqlite3_exec(db.handle, "PRAGMA synchronous = NORMAL; PRAGMA user_version", nil, nil, nil)
-                guard rc == SQLITE_OK else { return report(rc, db.handle) }
-                connection?.ready = true
-            }
+        connection.withLock { (db: inout SQLiteConnection?) in
+            guard let db else { return }
             report(sqlite3_wal_checkpoint_v2(db.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil), db.handle)
         }
     }
