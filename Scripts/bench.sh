@@ -9,7 +9,8 @@
 #   plan    `filmcache plan` of a BENCH_PLAN_IDS (100000) worklist over a BENCH_PLAN_ROWS (1000000) cache
 #   export  `filmcache export` of a BENCH_TRANSFER_ROWS (100000) cache (JSON Lines, then CSV) beside `sqlite3 -json`
 #           (`-csv`), and `filmcache import` of each file beside Python's json.loads/csv + executemany, into a
-#           fresh cache: films/s and peak RSS, which should stay flat whatever the size
+#           fresh cache: films/s and peak RSS, which should stay flat whatever the size; BENCH_TRANSFER_ROUNDS (3)
+#           rounds of the four runs in turn, the median of each pair's ratios
 #   rate    the rate gate on the real clock for BENCH_RATE_SECONDS (60): achieved rate, busiest second
 #   memory  whole warms of 20,000, 100,000 and 800,000 IDs (BENCH_RSS_SIZES; 800,000 is the most distinct IDs the
 #           stand-in generates; the corpus is generated per ID, about 3 GB and minutes of disk at 800,000): each
@@ -358,7 +359,8 @@ sqlite3 "$work/empty.sqlite" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 columns=$(sqlite3 "$work/transfer.sqlite" "SELECT group_concat(name, ', ') FROM pragma_table_info('films')")
 echo
 echo "== export and import: $transfer_rows films out to a file and back into a fresh cache =="
-echo "   (goals: export >= 1x sqlite3's own dump, import >= 2x the Python peer, peak RSS <= 40 MB)"
+echo "   (goals: export >= 1x sqlite3's own dump, import >= 2x the Python peer, peak RSS <= 40 MB;"
+echo "    BENCH_TRANSFER_ROUNDS (3) rounds of the four runs in turn, medians)"
 # Runs the rest of the line under /usr/bin/time; sets took_s and took_mb.
 timed() {
   /usr/bin/time -f "%e %M" -o "$work/transfer-time.txt" "$@"
@@ -366,29 +368,46 @@ timed() {
   took_mb=$((took_kb / 1024))
 }
 row() { printf '  %-44s %6.2f s %9s films/s  peak RSS %3d MB\n' "$1" "$2" "$(rate "$transfer_rows" "$2")" "$3"; }
+transfer_rounds=${BENCH_TRANSFER_ROUNDS:-3}
 for format in jsonl csv; do
   cli=json
   [ "$format" = csv ] && cli=csv
-  timed sqlite3 "-$cli" "$work/transfer.sqlite" "SELECT $columns FROM films ORDER BY imdb_id" >"$work/cli.$format"
-  row "sqlite3 -$cli (the CLI's dump)" "$took_s" "$took_mb"
-  cli_s=$took_s
-  timed $(perf_prefix "export-$format") "$fc" export --db "$work/transfer.sqlite" --format "$format" >"$work/export.$format"
-  row "filmcache export --format $format" "$took_s" "$took_mb"
-  echo "  ratio filmcache/sqlite3 export ($format): $(ratio "$cli_s" "$took_s")  ($(($(stat -c %s \
-    "$work/export.$format") / 1048576)) MB file, the CLI's $(($(stat -c %s "$work/cli.$format") / 1048576)) MB)"
-  rm -f "$work/cli.$format" "$work/import.sqlite"* "$work/import-py.sqlite"*
-  cp "$work/empty.sqlite" "$work/import-py.sqlite"
-  timed python3 Scripts/bench_import.py "$work/export.$format" "$work/import-py.sqlite" 1000 >/dev/null
-  row "python3 $( [ "$format" = csv ] && echo csv || echo json.loads) + sqlite3 executemany" "$took_s" "$took_mb"
-  py_s=$took_s
-  timed $(perf_prefix "import-$format") "$fc" import --db "$work/import.sqlite" "$work/export.$format" >/dev/null
-  row "filmcache import ($format)" "$took_s" "$took_mb"
-  echo "  ratio filmcache/python import ($format): $(ratio "$py_s" "$took_s")"
-  for db in import import-py; do
-    imported=$(sqlite3 "$work/$db.sqlite" 'SELECT count(*) FROM films')
-    [ "$imported" -eq "$transfer_rows" ] || { echo "$db of $format stored $imported of $transfer_rows films" >&2; exit 1; }
+  py=$( [ "$format" = csv ] && echo csv || echo json.loads)
+  # Rounds of the four runs in turn, so each pair sees the same machine; the medians are the result.
+  export_pairs=""
+  import_pairs=""
+  for round in $(seq "$transfer_rounds"); do
+    echo "  $format, round $round:"
+    timed sqlite3 "-$cli" "$work/transfer.sqlite" "SELECT $columns FROM films ORDER BY imdb_id" >"$work/cli.$format"
+    row "  sqlite3 -$cli (the CLI's dump)" "$took_s" "$took_mb"
+    cli_s=$took_s
+    timed $(perf_prefix "export-$format") "$fc" export --db "$work/transfer.sqlite" --format "$format" \
+      >"$work/export.$format"
+    row "  filmcache export --format $format" "$took_s" "$took_mb"
+    echo "    ratio filmcache/sqlite3 export: $(ratio "$cli_s" "$took_s")  ($(($(stat -c %s \
+      "$work/export.$format") / 1048576)) MB file, the CLI's $(($(stat -c %s "$work/cli.$format") / 1048576)) MB)"
+    export_pairs="$export_pairs $(rate "$transfer_rows" "$cli_s"):$(rate "$transfer_rows" "$took_s")"
+    rm -f "$work/cli.$format" "$work/import.sqlite"* "$work/import-py.sqlite"*
+    cp "$work/empty.sqlite" "$work/import-py.sqlite"
+    timed python3 Scripts/bench_import.py "$work/export.$format" "$work/import-py.sqlite" 1000 >/dev/null
+    row "  python3 $py + sqlite3 executemany" "$took_s" "$took_mb"
+    py_s=$took_s
+    timed $(perf_prefix "import-$format") "$fc" import --db "$work/import.sqlite" "$work/export.$format" >/dev/null
+    row "  filmcache import ($format)" "$took_s" "$took_mb"
+    echo "    ratio filmcache/python import: $(ratio "$py_s" "$took_s")"
+    import_pairs="$import_pairs $(rate "$transfer_rows" "$py_s"):$(rate "$transfer_rows" "$took_s")"
+    for db in import import-py; do
+      imported=$(sqlite3 "$work/$db.sqlite" 'SELECT count(*) FROM films')
+      [ "$imported" -eq "$transfer_rows" ] || { echo "$db of $format stored $imported of $transfer_rows films" >&2; exit 1; }
+    done
+    rm -f "$work/export.$format" "$work/import.sqlite"* "$work/import-py.sqlite"*
   done
-  rm -f "$work/export.$format" "$work/import.sqlite"* "$work/import-py.sqlite"*
+  read -r median_cli median_export export_ratio <<<"$(medians $export_pairs)"
+  read -r median_py median_import import_ratio <<<"$(medians $import_pairs)"
+  echo "  $format: sqlite3 -$cli $median_cli films/s, filmcache export $median_export films/s (medians)"
+  echo "  ratio filmcache/sqlite3 export ($format): $export_ratio (median of the rounds' ratios; goal >= 1)"
+  echo "  $format: python3 $py $median_py films/s, filmcache import $median_import films/s (medians)"
+  echo "  ratio filmcache/python import ($format): $import_ratio (median of the rounds' ratios; goal >= 2)"
 done
 rm -f "$work/transfer.sqlite"* "$work/empty.sqlite"*
 
