@@ -51,6 +51,11 @@ package enum FilmCSV {
         /// The columns a record cannot do without.
         static let required = ["imdb_id", "raw_json", "fetched_at", "data_version"]
 
+        /// The indexes in `FilmRow.columns` of the ``required`` columns, with their names.
+        static let requiredColumns: [(index: Int32, name: String)] = FilmRow.columns.enumerated().compactMap {
+            required.contains($0.element) ? (Int32($0.offset), $0.element) : nil
+        }
+
         /// Reads the header; one that lacks a required column is a fault naming what it lacks.
         init(header: [String]) throws(FilmLine.Fault) {
             let names = header.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -72,8 +77,8 @@ package enum FilmCSV {
             throw FilmLine.Fault(reason: "\(fields.count) fields where the header names \(layout.count)")
         }
         let record = Record(fields: fields, layout: layout)
-        for (column, name) in FilmRow.columns.enumerated() where Layout.required.contains(name) {
-            if record.field(Int32(column)) == nil { throw FilmLine.Fault(reason: "no \(name)") }
+        for (column, name) in Layout.requiredColumns where record.field(column) == nil {
+            throw FilmLine.Fault(reason: "no \(name)")
         }
         let film = try FilmRow.film(from: record)
         guard PlainTextWorklist.isIMDbID(film.imdbID) else {

@@ -129,7 +129,9 @@ final class RecordReader {
                     // line breaks: the record ends at the next one.
                     if state == .quoted && !resyncsAtIMDbIDs { state = .unquoted }
                 } else {
-                    record.bytes.append(contentsOf: buffer[start..<scanned.end])
+                    buffer.withUnsafeBufferPointer { bytes in
+                        record.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<scanned.end]))
+                    }
                 }
             }
             start = scanned.end
@@ -173,6 +175,18 @@ final class RecordReader {
             return (to, false, false)
         }
         while index < to {
+            // Inside a quoted field only a quote or a line break, inside an unquoted one only a comma
+            // or a line break, changes anything but `previous`: runs of other bytes are passed over.
+            if state == .quoted || state == .unquoted {
+                let run = index
+                if state == .quoted {
+                    while index < to, bytes[index] != 0x22, bytes[index] != 0x0A, bytes[index] != 0x0D { index += 1 }
+                } else {
+                    while index < to, bytes[index] != 0x2C, bytes[index] != 0x0A, bytes[index] != 0x0D { index += 1 }
+                }
+                if index > run { previous = bytes[index - 1] }
+                if index == to { break }
+            }
             let byte = bytes[index]
             let isBreak = byte == 0x0A || byte == 0x0D
             switch state {

@@ -77,8 +77,9 @@ struct CSVReader {
         /// Reads one field and the byte that ended it (a comma, a line break, or `nil` at the end).
         private mutating func field(in bytes: UnsafeBufferPointer<UInt8>) throws(UnterminatedQuote) -> (String, UInt8?)
         {
+            let isQuoted = position < bytes.count && bytes[position] == quote
             var text: [UInt8] = []
-            if position < bytes.count && bytes[position] == quote {
+            if isQuoted {
                 position += 1
                 try quoted(in: bytes, into: &text)
             }
@@ -88,15 +89,22 @@ struct CSVReader {
                 guard byte != comma && byte != lineFeed && byte != carriageReturn else { break }
                 position += 1
             }
-            text += bytes[start..<position]
-            guard position < bytes.count else { return (String(decoding: text, as: UTF8.self), nil) }
+            let field: String
+            if isQuoted {
+                text += bytes[start..<position]
+                field = String(decoding: text, as: UTF8.self)
+            } else {
+                // An unquoted field is its bytes as they stand: read once, into the string.
+                field = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            }
+            guard position < bytes.count else { return (field, nil) }
             let last = bytes[position]
             if last == comma {
                 position += 1
             } else {
                 endLine(in: bytes)
             }
-            return (String(decoding: text, as: UTF8.self), last)
+            return (field, last)
         }
 
         /// Reads a quoted field's content, from just past its open quote to just past its close quote.
