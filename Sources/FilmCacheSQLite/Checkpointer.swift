@@ -54,6 +54,8 @@ final class Checkpointer: Sendable {
         self.threshold = max(1, threshold)
         self.limit = max(self.threshold, limit)
         let db = try SQLiteConnection(path: path, create: false)
+        // As the writer's: its first read waits out another process's lock (a recovery) instead of failing.
+        sqlite3_busy_timeout(db.handle, 10_000)
         // A first read opens the WAL (until then a checkpoint finds none and copies nothing): now,
         // while the names are the writer's files.
         try db.execute("PRAGMA synchronous = NORMAL; PRAGMA user_version")
