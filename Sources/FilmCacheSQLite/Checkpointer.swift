@@ -40,8 +40,6 @@ final class Checkpointer: Sendable {
     /// the same database, `-wal` and `-shm` open whatever their names come to name (a restore that
     /// swaps the files under a running serve); used on `queue` only, `nil` once detached.
     private let connection: Mutex<SQLiteConnection?>
-    /// Checkpoints asked for and not yet done.
-    private let pending = Atomic<Int>(0)
     /// Whether a failed checkpoint was logged: one warning, not one a commit.
     private let warned = Atomic<Bool>(false)
 
@@ -86,7 +84,7 @@ final class Checkpointer: Sendable {
             // Once the checkpoints asked for are done, the writer's own copies all the rest that no
             // reader holds, and its next transaction starts the WAL over.
             requestedAt.withLock { $0 = 0 }
-            queue.sync {}
+            settle()
             report(sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil), writer)
             return
         }
@@ -97,14 +95,11 @@ final class Checkpointer: Sendable {
             return true
         }
         guard due else { return }
-        // One checkpoint at a time: a writer faster than the disk waits for the one before, so
-        // what is committed and not synced stays under two thresholds and a commit.
-        if pending.load(ordering: .acquiring) > 0 { queue.sync {} }
-        pending.add(1, ordering: .relaxed)
-        queue.async {
-            self.checkpoint()
-            self.pending.subtract(1, ordering: .releasing)
-        }
+        // One checkpoint at a time: a writer faster than the disk waits for the one before (on an
+        // idle queue this returns at once), so what is committed and not synced stays under two
+        // thresholds and a commit.
+        settle()
+        queue.async { self.checkpoint() }
     }
 
     /// One passive checkpoint: it never waits for a lock, and another process's running one is left to finish.

@@ -11,7 +11,7 @@ import Testing
     let dir = TemporaryDirectory()
     var path: String { dir.file("cache.sqlite") }
 
-    /// A WAL database with one table, its connection handing checkpoints to `checkpointer` made by `make`.
+    /// A WAL database with one table, and its writer's connection handing checkpoints to a checkpointer.
     func writer(threshold: Int32, limit: Int32) throws -> (SQLiteConnection, Checkpointer) {
         let db = try SQLiteConnection(path: path)
         try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE TABLE t (x BLOB)")
