@@ -29,14 +29,26 @@ public enum PosterImage: String, Sendable, CaseIterable {
     /// Both are needed: image hosts answer a missing image with an HTML page under 200, and
     /// some mislabel an HTML page as `image/jpeg`.
     public static func check(contentType: String?, body: [UInt8]) -> Result<PosterImage, PosterRejection> {
-        let type = (contentType ?? "").split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        }
-        guard let type, type.hasPrefix("image/") else {
+        guard let contentType, isImageType(contentType) else {
             return .failure(.notAnImage(contentType: contentType))
         }
-        guard let kind = sniff(body) else { return .failure(.unknownSignature(contentType: type)) }
+        guard let kind = sniff(body) else {
+            let type = contentType.split(separator: ";").first.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
+            return .failure(.unknownSignature(contentType: type ?? ""))
+        }
         return .success(kind)
+    }
+
+    /// Whether a `Content-Type` value names an `image/*` type: its media type, blanks before it
+    /// passed over, starts with `image/` in any case. Read as bytes: it is asked of every poster.
+    static func isImageType(_ contentType: String) -> Bool {
+        var bytes = contentType.utf8[...]
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        let prefix = "image/".utf8
+        return bytes.count >= prefix.count
+            && zip(bytes, prefix).allSatisfy { ($1 == UInt8(ascii: "/") ? $0 : $0 | 0x20) == $1 }
     }
 }
 

@@ -96,12 +96,17 @@ public struct PosterJob: Sendable {
     /// until done or `stop` is requested.
     public func run(fetchedSince: Date? = nil, stop: WarmStop) async throws(PosterJobError) -> PosterSummary {
         var after = ""
+        var exhausted = false
         return try await run(stop: stop) { (started, revalidateBefore) throws(StoreError) -> [PosterDue]? in
+            guard !exhausted else { return nil }
             let page = try await cache.postersDue(
                 after: after, limit: Self.pageSize, now: started, revalidateBefore: revalidateBefore,
                 fetchedSince: fetchedSince)
             guard let last = page.last else { return nil }
             after = last.imdbID
+            // A short page was read to the end of the films: asking again would pass over the same
+            // films after it (every one not due, in a cache where few are) to find none.
+            exhausted = page.count < Self.pageSize
             return page
         }
     }

@@ -33,6 +33,12 @@ struct PosterImageTests {
             PosterImage.check(contentType: "image/jpeg", body: Self.html)
                 == .failure(.unknownSignature(contentType: "image/jpeg")))
         #expect(PosterImage.check(contentType: " Image/JPEG ; q=1", body: Self.jpeg) == .success(.jpeg))
+        #expect(PosterImage.check(contentType: "\tIMAGE/png", body: Self.png) == .success(.png))
+        for type in ["imagery/jpeg", "image", "image\u{0F}jpeg", "x-image/jpeg", "", "application/octet-stream"] {
+            #expect(
+                PosterImage.check(contentType: type, body: Self.jpeg) == .failure(.notAnImage(contentType: type)),
+                "\(type)")
+        }
         // A type not matching the bytes is kept by the bytes: hosts label WebP as JPEG.
         #expect(PosterImage.check(contentType: "image/jpeg", body: Self.webp) == .success(.webp))
     }

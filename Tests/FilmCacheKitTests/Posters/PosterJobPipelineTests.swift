@@ -68,6 +68,8 @@ import Testing
             /// Commits that saw a later page's request before they returned.
             var overlapped = 0
             var unsound: [String] = []
+            /// Pages of due posters read.
+            var pageReads = 0
         }
 
         init(_ inner: MemoryBackend, store: PosterStore, host: ImageHost, awaitLaterPages: Bool, lastFilm: String) {
@@ -108,7 +110,8 @@ import Testing
         func postersDue(after afterID: String, limit: Int, now: Date, revalidateBefore: Date, fetchedSince: Date?)
             async throws(StoreError) -> [PosterDue]
         {
-            try await inner.postersDue(
+            state.withLock { $0.pageReads += 1 }
+            return try await inner.postersDue(
                 after: afterID, limit: limit, now: now, revalidateBefore: revalidateBefore, fetchedSince: fetchedSince)
         }
 
@@ -169,6 +172,7 @@ import Testing
         #expect(index.seen.commits == 3, "one commit a page")
         #expect(index.seen.overlapped == 2, "each page but the last is recorded while the next one downloads")
         #expect(index.seen.unsound.isEmpty, "rows recorded before their files were whole: \(index.seen.unsound)")
+        #expect(index.seen.pageReads == 3, "a short page is the last: what follows it is not read again")
         let files = storeFiles()
         #expect(files.count == host.images.count - 18, "films 301…319 share the files of films 1…19")
         #expect(!files.contains { $0.hasSuffix(".tmp") })
