@@ -15,7 +15,7 @@
 #   memory  whole warms of 20,000, 100,000 and 800,000 IDs (BENCH_RSS_SIZES; 800,000 is the most distinct IDs the
 #           stand-in generates; the corpus is generated per ID, about 3 GB and minutes of disk at 800,000): each
 #           one's rate as a ratio to the first size's, and its peak RSS against the 32 MB goal (rate within 10%,
-#           RSS flat)
+#           RSS flat), with the largest sample of its memory split into what is mapped from files (code) and the rest
 #   serve   `filmcache serve`'s hit path under wrk vs nginx serving the same bodies (BENCH_SERVE_IDS 1000 films,
 #           BENCH_SERVE_SECONDS 10 a round), then its RSS across BENCH_SERVE_REQUESTS (1000000) requests
 #   startup `filmcache show`, `quota` and `plan` on serve's small cache vs the sqlite3 CLI answering the same
@@ -416,12 +416,34 @@ if want memory; then
 echo
 echo "== memory: whole warms into fresh DBs as the worklist grows (goal: peak RSS <= 32 MB, flat; rate within 10%) =="
 rss_first=""
+# Samples process $1's memory every 50 ms until it exits; prints the largest sample's RSS and its anonymous part (KB).
+rss_split() {
+  local best=0 best_anon=0 rss anon key value _
+  while [ -r "/proc/$1/smaps_rollup" ]; do
+    rss=0 anon=0
+    while read -r key value _; do
+      case $key in Rss:) rss=$value ;; Anonymous:) anon=$value ;; esac
+    done <"/proc/$1/smaps_rollup" 2>/dev/null || true
+    if [ "$rss" -gt "$best" ]; then best=$rss best_anon=$anon; fi
+    sleep 0.05
+  done
+  echo "$best $best_anon"
+}
 for size in $rss_sizes; do
   head -n "$size" "$work/all-ids.txt" >"$work/rss-ids.txt"
   rm -f "$work/rss.sqlite"*
   OMDB_API_KEY=bench /usr/bin/time -f "%e %M" -o "$work/rss-time.txt" "$fc" warm --db "$work/rss.sqlite" \
     --base-url "http://127.0.0.1:$port/" --max-in-flight "$inflight" --rate 0 --daily-limit 100000000 --reserve 0 \
-    --no-progress "$work/rss-ids.txt" >/dev/null
+    --no-progress "$work/rss-ids.txt" >/dev/null &
+  time_pid=$!
+  warm_pid=""
+  for _ in $(seq 1 200); do
+    warm_pid=$(pgrep -P "$time_pid" || true)
+    [ -n "$warm_pid" ] && break
+    sleep 0.01
+  done
+  read -r split_kb split_anon_kb <<<"$(if [ -n "$warm_pid" ]; then rss_split "$warm_pid"; else echo "0 0"; fi)"
+  wait "$time_pid"
   read -r rss_s rss_kb <"$work/rss-time.txt"
   rss_rows=$(sqlite3 "$work/rss.sqlite" 'SELECT count(*) FROM films')
   [ "$rss_rows" -eq "$size" ] || { echo "filmcache warm stored $rss_rows of $size films" >&2; exit 1; }
@@ -430,6 +452,10 @@ for size in $rss_sizes; do
   printf '  %7d IDs: %6.1f s, %6s films/s (%s x the first size'"'"'s rate), peak RSS %d MB (goal <= 32: %s)\n' "$size" \
     "$rss_s" "$rss_rate" "$(ratio "$rss_rate" "$rss_first")" $((rss_kb / 1024)) \
     "$([ "$rss_kb" -le $((32 * 1024)) ] && echo met || echo not met)"
+  printf '           the largest sample of it (/proc/PID/smaps_rollup, every 50 ms): %d MB, of which mapped from files\n' \
+    $((split_kb / 1024))
+  printf '           (code and read-only data of the binary and its libraries) %d MB, anonymous (heap, stacks) %d MB\n' \
+    $(((split_kb - split_anon_kb) / 1024)) $((split_anon_kb / 1024))
   rm -f "$work/rss.sqlite"*
 done
 
