@@ -131,6 +131,10 @@ final class MemoHitInstaller: ChannelInboundHandler, RemovableChannelHandler {
             } else {
                 try? pipeline.addHandler(handler, position: .after(self))
             }
+            // Then it leaves: every request part would otherwise pass through it.
+            context.fireChannelRead(data)
+            pipeline.removeHandler(context: context, promise: nil)
+            return
         }
         context.fireChannelRead(data)
     }

@@ -244,6 +244,12 @@ private final class HTTP10CloseInstaller: ChannelInboundHandler, RemovableChanne
         guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else { return }
         try? pipeline.addHandler(HTTP10Close(), position: .before(codec.handler))
     }
+
+    /// Leaves the pipeline at the first request part: every part would otherwise pass through it.
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
 }
 
 /// Closes a connection whose next request's head does not arrive within `deadline` of the
@@ -255,6 +261,9 @@ private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     typealias OutboundOut = HTTPResponsePart
 
     private let deadline: TimeAmount
+    /// Since when the connection waits for a request's head; `nil` while one is being answered.
+    private var waitingSince: NIODeadline?
+    /// The one timer of the connection, when set.
     private var timer: Scheduled<Void>?
 
     init(deadline: Duration) {
@@ -262,31 +271,43 @@ private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        arm(context)
+        wait(context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
+        timer = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) {
-            timer?.cancel()
-            timer = nil
-        }
+        if case .head = unwrapInboundIn(data) { waitingSince = nil }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { arm(context) }
+        if case .end = unwrapOutboundIn(data) { wait(context) }
         context.write(data, promise: promise)
     }
 
-    private func arm(_ context: ChannelHandlerContext) {
-        timer?.cancel()
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(in: deadline) {
-            loopBound.value.close(promise: nil)
+    /// Starts the wait for the next head. The timer is not moved for each answer (a timer set and
+    /// cancelled a request cost a share of every hit): the one set fires when it fires, and then
+    /// closes the connection, or is set again for the deadline of the wait under way.
+    private func wait(_ context: ChannelHandlerContext) {
+        waitingSince = .now()
+        if timer == nil { schedule(context, at: .now() + deadline) }
+    }
+
+    private func schedule(_ context: ChannelHandlerContext, at instant: NIODeadline) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: instant) {
+            let (handler, context) = loopBound.value
+            handler.timer = nil
+            guard let since = handler.waitingSince else { return }
+            if since + handler.deadline <= .now() {
+                context.close(promise: nil)
+            } else {
+                handler.schedule(context, at: since + handler.deadline)
+            }
         }
     }
 }
