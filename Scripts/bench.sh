@@ -51,6 +51,7 @@ as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; 
 cleanup() {
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
   [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
+  [ -n "${warm_pid:-}" ] && kill "$warm_pid" 2>/dev/null || true
   if [ -n "$pg_dir" ]; then
     (cd / && as_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -w -t 60 stop -m fast >/dev/null 2>&1) || true
     rm -rf "$pg_dir"
@@ -442,8 +443,10 @@ for size in $rss_sizes; do
     [ -n "$warm_pid" ] && break
     sleep 0.01
   done
-  read -r split_kb split_anon_kb <<<"$(if [ -n "$warm_pid" ]; then rss_split "$warm_pid"; else echo "0 0"; fi)"
+  [ -n "$warm_pid" ] || { echo "bench: the warm under /usr/bin/time was not found (pgrep, from procps)" >&2; exit 1; }
+  read -r split_kb split_anon_kb <<<"$(rss_split "$warm_pid")"
   wait "$time_pid"
+  warm_pid=""
   read -r rss_s rss_kb <"$work/rss-time.txt"
   rss_rows=$(sqlite3 "$work/rss.sqlite" 'SELECT count(*) FROM films')
   [ "$rss_rows" -eq "$size" ] || { echo "filmcache warm stored $rss_rows of $size films" >&2; exit 1; }

@@ -9,8 +9,9 @@ set -euo pipefail
 # psql under /usr/lib/postgresql/15/bin); without it those tests fail, they are never skipped.
 # iproute2: `ip netns`, the network namespaces the several-hosts tests run each warm in.
 # wrk: the load generator `make bench` measures `filmcache serve`'s hit path with.
+# procps: pgrep, with which `make bench` finds the warm whose memory it samples.
 # chromium: the headless browser the dashboard test of `filmcache serve` renders its page in.
-wanted=(libcurl4-openssl-dev libssl-dev libstdc++-12-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client postgresql iproute2 chromium wrk)
+wanted=(libcurl4-openssl-dev libssl-dev libstdc++-12-dev libsqlite3-dev pkg-config sqlite3 curl nginx-light time python3 python3-prometheus-client postgresql iproute2 chromium wrk procps)
 # --package: what `make deb` and `make test-package` add. dpkg-dev: dpkg-shlibdeps, dpkg-gencontrol, dpkg-deb;
 # binutils: objcopy and readelf (stripping, build IDs); debootstrap: the bare Debian 12 root the package is
 # installed into; lintian; prometheus: promtool checks the alert rules; systemd: systemd-analyze verify on the

@@ -109,34 +109,28 @@ final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
 }
 
 /// Puts a ``MemoHitHandler`` after Hummingbird's connection state handler when the connection's
-/// first request part is read (the pipeline is whole by then); passes everything on.
+/// first request part is read (the pipeline is whole by then), passes that part on and leaves the
+/// pipeline: every request part would otherwise pass through it.
 final class MemoHitInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
 
     private let hits: MemoHits
-    private var installed = false
 
     init(hits: MemoHits) {
         self.hits = hits
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if !installed {
-            installed = true
-            let pipeline = context.pipeline.syncOperations
-            let handler = MemoHitHandler(hits: hits)
-            if let state = try? pipeline.context(handlerType: HTTPConnectionStateHandler.self) {
-                try? pipeline.addHandler(handler, position: .after(state.handler))
-            } else {
-                try? pipeline.addHandler(handler, position: .after(self))
-            }
-            // Then it leaves: every request part would otherwise pass through it.
-            context.fireChannelRead(data)
-            pipeline.removeHandler(context: context, promise: nil)
-            return
+        let pipeline = context.pipeline.syncOperations
+        let handler = MemoHitHandler(hits: hits)
+        if let state = try? pipeline.context(handlerType: HTTPConnectionStateHandler.self) {
+            try? pipeline.addHandler(handler, position: .after(state.handler))
+        } else {
+            try? pipeline.addHandler(handler, position: .after(self))
         }
         context.fireChannelRead(data)
+        pipeline.removeHandler(context: context, promise: nil)
     }
 }
 

@@ -275,6 +275,8 @@ private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        // No wait is under way any more: a firing the cancel came too late for ends there.
+        waitingSince = nil
         timer?.cancel()
         timer = nil
     }

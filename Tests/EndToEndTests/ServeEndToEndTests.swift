@@ -427,6 +427,7 @@ import Testing
             let closedAfter = Double(parts[2])
             #expect(closedAfter != nil, "a slow head after an answer was never cut: \(output.stdout)")
             #expect((closedAfter ?? 0) >= 2, "cut before its deadline: \(output.stdout)")
+            #expect((closedAfter ?? 99) <= 8, "cut long after its deadline: \(output.stdout)")
         }
     }
 

@@ -93,7 +93,8 @@ public protocol RunHistory: Sendable {
 /// The poster index: which store file holds each film's poster.
 public protocol PosterIndex: Sendable {
     /// Up to `limit` films after `afterID` whose poster is due: never fetched, failed and due again,
-    /// gone and past its retry, or stored and due for revalidation (`revalidateBefore`).
+    /// gone and past its retry, or stored and due for revalidation (`revalidateBefore`). Fewer than
+    /// `limit` only when no film after the last one returned is due: a short page is the last.
     func postersDue(after afterID: String, limit: Int, now: Date, revalidateBefore: Date, fetchedSince: Date?)
         async throws(StoreError) -> [PosterDue]
     /// Records the outcome of each poster request in one transaction.
