@@ -362,116 +362,121 @@ import Testing
     /// stays open past it however long it lives, and one that goes slow after an answer is closed.
     @Test func theHeadDeadlineCountsFromEachAnswerOnAKeptAliveConnection() async throws {
         try await offThePool {
-            let scratch = try ReliabilityScratch("serve-keepalive-deadline")
-            defer { scratch.removeUnlessKept() }
-            let standIn = try StandInProcess()
-            let serve = try ServeProcess(
-                database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir),
-                arguments: ["--request-head-timeout", "3"])
-            let id = ServeEndToEndTests.corpusIDs[1]
-            #expect(try serve.omdb("i=\(id)").status == 200)
-            // Connection A: 16 requests 0.3 s apart (about 5 s, past the 3 s deadline), all answered on
-            // it. Connection B: one answer, then a head a byte every 0.3 s: the seconds until it is closed.
-            let script = """
-                import socket, time
-                request = b"GET /?apikey=\(ServeProcess.tokens[0])&i=\(id) HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
-                def answer(s):
-                    data = b""
-                    while b"\\r\\n\\r\\n" not in data:
-                        chunk = s.recv(65536)
-                        if not chunk: return None
-                        data += chunk
-                    head, _, body = data.partition(b"\\r\\n\\r\\n")
-                    length = int([l.split(b":")[1] for l in head.split(b"\\r\\n") if l.lower().startswith(b"content-length:")][0])
-                    while len(body) < length:
-                        chunk = s.recv(65536)
-                        if not chunk: return None
-                        body += chunk
-                    return head.split(b" ")[1]
-                a = socket.create_connection(("127.0.0.1", \(serve.port)))
-                answered = 0
-                for _ in range(16):
-                    a.sendall(request)
-                    if answer(a) != b"200": break
-                    answered += 1
-                    time.sleep(0.3)
-                b = socket.create_connection(("127.0.0.1", \(serve.port)))
-                b.sendall(request)
-                first = answer(b)
-                start = time.time()
-                b.sendall(b"GET /?apikey=")
-                b.settimeout(0.3)
-                closed = None
-                while time.time() - start < 20:
-                    try:
-                        b.sendall(b"a")
-                        if b.recv(1) == b"":
+            try Self.servingOneFilm("serve-keepalive-deadline", arguments: ["--request-head-timeout", "3"]) {
+                serve, id in
+                // Connection A: 16 requests 0.3 s apart (about 5 s, past the 3 s deadline), all answered on
+                // it. Connection B: one answer, then a head a byte every 0.3 s: the seconds until it is closed.
+                let script = """
+                    import socket, time
+                    request = b"GET /?apikey=\(ServeProcess.tokens[0])&i=\(id) HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+                    def answer(s):
+                        data = b""
+                        while b"\\r\\n\\r\\n" not in data:
+                            chunk = s.recv(65536)
+                            if not chunk: return None
+                            data += chunk
+                        head, _, body = data.partition(b"\\r\\n\\r\\n")
+                        length = int([l.split(b":")[1] for l in head.split(b"\\r\\n") if l.lower().startswith(b"content-length:")][0])
+                        while len(body) < length:
+                            chunk = s.recv(65536)
+                            if not chunk: return None
+                            body += chunk
+                        return head.split(b" ")[1]
+                    a = socket.create_connection(("127.0.0.1", \(serve.port)))
+                    answered = 0
+                    for _ in range(16):
+                        a.sendall(request)
+                        if answer(a) != b"200": break
+                        answered += 1
+                        time.sleep(0.3)
+                    b = socket.create_connection(("127.0.0.1", \(serve.port)))
+                    b.sendall(request)
+                    first = answer(b)
+                    start = time.time()
+                    b.sendall(b"GET /?apikey=")
+                    b.settimeout(0.3)
+                    closed = None
+                    while time.time() - start < 20:
+                        try:
+                            b.sendall(b"a")
+                            if b.recv(1) == b"":
+                                closed = time.time() - start
+                                break
+                        except socket.timeout:
+                            pass
+                        except OSError:
                             closed = time.time() - start
                             break
-                    except socket.timeout:
-                        pass
-                    except OSError:
-                        closed = time.time() - start
-                        break
-                print(answered, first.decode() if first else "none", round(closed, 1) if closed is not None else "open")
-                """
-            let client = try RunningBinary("/usr/bin/python3", ["-c", script])
-            let output = client.wait(timeout: 60)
-            let parts = output.stdout.split(separator: " ").map {
-                String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+                    print(answered, first.decode() if first else "none", round(closed, 1) if closed is not None else "open")
+                    """
+                let client = try RunningBinary("/usr/bin/python3", ["-c", script])
+                let output = client.wait(timeout: 60)
+                let parts = output.stdout.split(separator: " ").map {
+                    String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+                #expect(parts.count == 3, "\(output.stdout) \(output.stderr)")
+                guard parts.count == 3 else { return }
+                #expect(parts[0] == "16", "requests answered on one kept-alive connection: \(output.stdout)")
+                #expect(parts[1] == "200")
+                let closedAfter = Double(parts[2])
+                #expect(closedAfter != nil, "a slow head after an answer was never cut: \(output.stdout)")
+                #expect((closedAfter ?? 0) >= 2, "cut before its deadline: \(output.stdout)")
+                #expect((closedAfter ?? 99) <= 8, "cut long after its deadline: \(output.stdout)")
             }
-            #expect(parts.count == 3, "\(output.stdout) \(output.stderr)")
-            guard parts.count == 3 else { return }
-            #expect(parts[0] == "16", "requests answered on one kept-alive connection: \(output.stdout)")
-            #expect(parts[1] == "200")
-            let closedAfter = Double(parts[2])
-            #expect(closedAfter != nil, "a slow head after an answer was never cut: \(output.stdout)")
-            #expect((closedAfter ?? 0) >= 2, "cut before its deadline: \(output.stdout)")
-            #expect((closedAfter ?? 99) <= 8, "cut long after its deadline: \(output.stdout)")
         }
     }
 
     @Test func slowClientsAreDroppedAtTheHeadDeadlineWithoutStarvingOthers() async throws {
         try await offThePool {
-            let scratch = try ReliabilityScratch("serve-slow")
-            defer { scratch.removeUnlessKept() }
-            let standIn = try StandInProcess()
-            let serve = try ServeProcess(
-                database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir),
-                arguments: ["--request-head-timeout", "2"])
-            let id = ServeEndToEndTests.corpusIDs[1]
-            #expect(try serve.omdb("i=\(id)").status == 200)
-            // 200 connections each sending a request head a byte every half second.
-            let script = """
-                import socket, sys, time
-                socks = []
-                for _ in range(200):
-                    s = socket.create_connection(("127.0.0.1", \(serve.port)))
-                    s.sendall(b"GET /?apikey=")
-                    socks.append(s)
-                start = time.time()
-                closed = set()
-                while time.time() - start < 8 and len(closed) < len(socks):
-                    for i, s in enumerate(socks):
-                        if i in closed: continue
-                        try:
-                            s.sendall(b"a")
-                        except OSError:
-                            closed.add(i)
-                    time.sleep(0.5)
-                print(len(closed), round(time.time() - start, 1))
-                """
-            let slow = try RunningBinary("/usr/bin/python3", ["-c", script])
-            Thread.sleep(forTimeInterval: 0.5)
-            for _ in 0..<20 {
-                let started = Date()
-                let answer = try serve.omdb("i=\(id)")
-                #expect(answer.status == 200)
-                #expect(Date().timeIntervalSince(started) < 1.5)
+            try Self.servingOneFilm("serve-slow", arguments: ["--request-head-timeout", "2"]) { serve, id in
+                // 200 connections each sending a request head a byte every half second.
+                let script = """
+                    import socket, sys, time
+                    socks = []
+                    for _ in range(200):
+                        s = socket.create_connection(("127.0.0.1", \(serve.port)))
+                        s.sendall(b"GET /?apikey=")
+                        socks.append(s)
+                    start = time.time()
+                    closed = set()
+                    while time.time() - start < 8 and len(closed) < len(socks):
+                        for i, s in enumerate(socks):
+                            if i in closed: continue
+                            try:
+                                s.sendall(b"a")
+                            except OSError:
+                                closed.add(i)
+                        time.sleep(0.5)
+                    print(len(closed), round(time.time() - start, 1))
+                    """
+                let slow = try RunningBinary("/usr/bin/python3", ["-c", script])
+                Thread.sleep(forTimeInterval: 0.5)
+                for _ in 0..<20 {
+                    let started = Date()
+                    let answer = try serve.omdb("i=\(id)")
+                    #expect(answer.status == 200)
+                    #expect(Date().timeIntervalSince(started) < 1.5)
+                }
+                let output = slow.wait(timeout: 30)
+                let parts = output.stdout.split(separator: " ")
+                #expect(parts.first == "200", "slow connections closed, seconds: \(output.stdout) \(output.stderr)")
             }
-            let output = slow.wait(timeout: 30)
-            let parts = output.stdout.split(separator: " ")
-            #expect(parts.first == "200", "slow connections closed, seconds: \(output.stdout) \(output.stderr)")
         }
+    }
+
+    /// Serve over a fresh cache in front of the stand-in, started with `arguments`, once it has
+    /// answered one film (which it then holds): `body` gets it and the film's ID.
+    private static func servingOneFilm(
+        _ name: String, arguments: [String], _ body: (ServeProcess, String) throws -> Void
+    ) throws {
+        let scratch = try ReliabilityScratch(name)
+        defer { scratch.removeUnlessKept() }
+        let standIn = try StandInProcess()
+        let serve = try ServeProcess(
+            database: scratch.db, standIn: standIn, tokensFile: try ServeProcess.tokensFile(in: scratch.dir),
+            arguments: arguments)
+        let id = ServeEndToEndTests.corpusIDs[1]
+        #expect(try serve.omdb("i=\(id)").status == 200)
+        try body(serve, id)
     }
 }
