@@ -253,7 +253,7 @@ private final class HTTP10CloseInstaller: ChannelInboundHandler, RemovableChanne
 }
 
 /// Closes a connection whose next request's head does not arrive within `deadline` of the
-/// connection opening or of the previous answer's end.
+/// connection opening or of the end of the answer to the last request read.
 private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -263,6 +263,9 @@ private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     private let deadline: TimeAmount
     /// Since when the connection waits for a request's head; `nil` while one is being answered.
     private var waitingSince: NIODeadline?
+    /// Requests whose head was read and whose answer has not ended: with requests pipelined, the
+    /// end of one answer starts no wait while a later request is still being answered.
+    private var unanswered = 0
     /// The one timer of the connection, when set.
     private var timer: Scheduled<Void>?
 
@@ -282,12 +285,18 @@ private final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { waitingSince = nil }
+        if case .head = unwrapInboundIn(data) {
+            unanswered += 1
+            waitingSince = nil
+        }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { wait(context) }
+        if case .end = unwrapOutboundIn(data) {
+            unanswered = max(0, unanswered - 1)
+            if unanswered == 0 { wait(context) }
+        }
         context.write(data, promise: promise)
     }
 

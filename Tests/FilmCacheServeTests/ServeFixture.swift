@@ -19,7 +19,9 @@ struct ServeFixture {
     static let token = "app-token"
 
     /// Opens the cache and builds the application.
-    static func make(upstream: ScriptedUpstream) async throws -> ServeFixture {
+    static func make(upstream: ScriptedUpstream, headDeadline: Duration = .seconds(3_600)) async throws
+        -> ServeFixture
+    {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "filmcache-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -43,10 +45,10 @@ struct ServeFixture {
         let metrics = ServeMetrics()
         let pages = ServePages(
             store: store, configuration: configuration, metrics: metrics, now: wall.wall.now, logger: logger)
-        // Nor does the connection's head deadline or idle timeout: a client stalled for seconds between two
-        // requests on a loaded machine would find its connection closed.
+        // Nor does the connection's head deadline (unless a test sets it) or idle timeout: a client stalled
+        // for seconds between two requests on a loaded machine would find its connection closed.
         var options = ServeListenOptions(host: "127.0.0.1", port: 0)
-        options.headDeadline = .seconds(3_600)
+        options.headDeadline = headDeadline
         options.idleTimeout = .seconds(3_600)
         let app = ServeHTTP.application(
             engine: engine, metrics: metrics, pages: pages, options: options,
@@ -56,8 +58,11 @@ struct ServeFixture {
     }
 
     /// Runs `body` with a fixture asking `upstream`, then closes it, whether `body` threw or not.
-    static func with(_ upstream: ScriptedUpstream, _ body: (ServeFixture) async throws -> Void) async throws {
-        let fixture = try await make(upstream: upstream)
+    static func with(
+        _ upstream: ScriptedUpstream, headDeadline: Duration = .seconds(3_600),
+        _ body: (ServeFixture) async throws -> Void
+    ) async throws {
+        let fixture = try await make(upstream: upstream, headDeadline: headDeadline)
         do {
             try await body(fixture)
         } catch {

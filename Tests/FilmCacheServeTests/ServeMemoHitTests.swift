@@ -91,6 +91,43 @@ import Testing
         }
     }
 
+    /// With requests pipelined, the end of the first answer starts no head deadline while the second
+    /// is still being answered: a miss waiting on OMDb longer than the deadline is not cut off.
+    @Test func aPipelinedRequestBeingAnsweredIsNotCutByTheHeadDeadline() async throws {
+        let first = "tt0068646"
+        let hold = Latch()
+        let upstream = ScriptedUpstream(hold: hold, holding: [Self.id]) { id, _ in ScriptedUpstream.film(id) }
+        try await ServeFixture.with(upstream, headDeadline: .milliseconds(300)) { fixture in
+            try await fixture.app.test(.live) { client in
+                let port = try #require(client.port)
+                let connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: port) { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        }
+                    }
+                let received = try await connection.executeThenClose { inbound, outbound in
+                    // Two misses in one write: the first answered as soon as OMDb is asked, the second
+                    // (read before the first answer ended) held on OMDb for several times the deadline.
+                    let request = { (id: String) in "GET \(Self.uri(id)) HTTP/1.1\r\nHost: localhost\r\n\r\n" }
+                    try await outbound.write(ByteBuffer(string: request(first) + request(Self.id)))
+                    let asked = await eventually { upstream.requested.contains(Self.id) }
+                    #expect(asked)
+                    try await Task.sleep(for: .milliseconds(1_200))
+                    hold.open()
+                    var text = ""
+                    for try await buffer in inbound {
+                        text += String(buffer: buffer)
+                        if text.components(separatedBy: #""Response":"True"}"#).count > 2 { break }
+                    }
+                    return text
+                }
+                #expect(received.contains(#""imdbID":"\#(first)""#))
+                #expect(received.contains(#""imdbID":"\#(Self.id)""#), "the held answer never came: \(received)")
+            }
+        }
+    }
+
     @Test func theDateFieldIsRFC9110sFixedForm() {
         #expect(HTTPDate.format(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 1_795_000_000.9)) == "Wed, 18 Nov 2026 11:06:40 GMT")
