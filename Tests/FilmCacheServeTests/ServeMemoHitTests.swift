@@ -63,26 +63,11 @@ import Testing
                 #expect(miss.status == .ok)
             }
             try await fixture.app.test(.live) { client in
-                let port = try #require(client.port)
-                let connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                    .connect(host: "127.0.0.1", port: port) { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                        }
-                    }
-                let received = try await connection.executeThenClose { inbound, outbound in
-                    // Both requests in one write: the second, a hit, is read while the first waits on OMDb.
-                    let request = { (id: String) in "GET \(Self.uri(id)) HTTP/1.1\r\nHost: localhost\r\n\r\n" }
-                    try await outbound.write(ByteBuffer(string: request(Self.id) + request(Self.other)))
+                // Both requests in one write: the second, a hit, is read while the first waits on OMDb.
+                let received = try await Self.pipelined([Self.id, Self.other], port: try #require(client.port)) {
                     let asked = await eventually { upstream.requested.contains(Self.id) }
                     #expect(asked)
                     hold.open()
-                    var text = ""
-                    for try await buffer in inbound {
-                        text += String(buffer: buffer)
-                        if text.components(separatedBy: #""Response":"True"}"#).count > 2 { break }
-                    }
-                    return text
                 }
                 let first = try #require(received.range(of: #""imdbID":"\#(Self.id)""#))
                 let second = try #require(received.range(of: #""imdbID":"\#(Self.other)""#))
@@ -99,32 +84,41 @@ import Testing
         let upstream = ScriptedUpstream(hold: hold, holding: [Self.id]) { id, _ in ScriptedUpstream.film(id) }
         try await ServeFixture.with(upstream, headDeadline: .milliseconds(300)) { fixture in
             try await fixture.app.test(.live) { client in
-                let port = try #require(client.port)
-                let connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                    .connect(host: "127.0.0.1", port: port) { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                        }
-                    }
-                let received = try await connection.executeThenClose { inbound, outbound in
-                    // Two misses in one write: the first answered as soon as OMDb is asked, the second
-                    // (read before the first answer ended) held on OMDb for several times the deadline.
-                    let request = { (id: String) in "GET \(Self.uri(id)) HTTP/1.1\r\nHost: localhost\r\n\r\n" }
-                    try await outbound.write(ByteBuffer(string: request(first) + request(Self.id)))
+                // Two misses in one write: the first answered as soon as OMDb is asked, the second (read
+                // before the first answer ended) held on OMDb for several times the deadline.
+                let received = try await Self.pipelined([first, Self.id], port: try #require(client.port)) {
                     let asked = await eventually { upstream.requested.contains(Self.id) }
                     #expect(asked)
                     try await Task.sleep(for: .milliseconds(1_200))
                     hold.open()
-                    var text = ""
-                    for try await buffer in inbound {
-                        text += String(buffer: buffer)
-                        if text.components(separatedBy: #""Response":"True"}"#).count > 2 { break }
-                    }
-                    return text
                 }
                 #expect(received.contains(#""imdbID":"\#(first)""#))
                 #expect(received.contains(#""imdbID":"\#(Self.id)""#), "the held answer never came: \(received)")
             }
+        }
+    }
+
+    /// Sends a request for each of `ids` in one write on a new connection to `port`, runs
+    /// `meanwhile`, then reads until as many films were answered or the connection closed: what was read.
+    private static func pipelined(
+        _ ids: [String], port: Int, meanwhile: () async throws -> Void
+    ) async throws -> String {
+        let connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await connection.executeThenClose { inbound, outbound in
+            let requests = ids.map { "GET \(uri($0)) HTTP/1.1\r\nHost: localhost\r\n\r\n" }.joined()
+            try await outbound.write(ByteBuffer(string: requests))
+            try await meanwhile()
+            var text = ""
+            for try await buffer in inbound {
+                text += String(buffer: buffer)
+                if text.components(separatedBy: #""Response":"True"}"#).count > ids.count { break }
+            }
+            return text
         }
     }
 
