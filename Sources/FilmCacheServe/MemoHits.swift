@@ -1,9 +1,9 @@
 import FilmCacheKit
 import Foundation
 import HTTPTypes
-import HummingbirdCore
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
 
 /// What answers a plain film request from the engine's memory where the request is read:
 /// `GET /?apikey=TOKEN&i=ID` with the token accepted and the film's answer fresh
@@ -15,10 +15,10 @@ struct MemoHits: Sendable {
     let time: TimeSource
     /// The longest query taken; a longer one takes the route, which refuses it.
     let maxQuery: Int
-    /// The answer's fields but its length and date.
-    private let fields: HTTPFields = {
+    /// The answer's fields but its length and date, as the HTTP/1 codec writes the route's.
+    private let headers: HTTPHeaders = {
         let hit = ServeResponse(status: 200, body: [], outcome: .hit)
-        return ServeHTTP.fields(type: hit.contentType, extra: hit.headers)
+        return HTTPHeaders(ServeHTTP.fields(type: hit.contentType, extra: hit.headers))
     }()
 
     init(engine: ServeEngine, metrics: ServeMetrics, time: TimeSource, maxQuery: Int) {
@@ -29,33 +29,39 @@ struct MemoHits: Sendable {
     }
 
     /// The answer to `request` (its `Date` field `date`) when it is such a hit; nil when it takes the route.
-    func answer(_ request: HTTPTypes.HTTPRequest, date: String) -> (head: HTTPTypes.HTTPResponse, body: [UInt8])? {
-        guard request.method == .get, request.headerFields[.connection] == nil, let path = request.path,
-            path.utf8.starts(with: "/?".utf8)
+    ///
+    /// A request with a `Connection` field takes the route: ``HTTP10Close`` marks every one not kept
+    /// alive so, and the route closes the connection after its answer.
+    func answer(_ request: HTTPRequestHead, date: String) -> (head: HTTPResponseHead, body: [UInt8])? {
+        guard request.method == .GET, !request.headers.contains(name: "connection"),
+            request.uri.utf8.starts(with: "/?".utf8)
         else { return nil }
-        let query = path.dropFirst(2)
+        let query = request.uri.dropFirst(2)
         guard query.utf8.count <= maxQuery, let plain = ServeQuery.plainFilm(query) else { return nil }
         let start = time.elapsed()
         guard let body = engine.memoHit(token: plain.token, imdbID: plain.imdbID) else { return nil }
         metrics.record(.hit, after: time.elapsed() - start)
-        var fields = fields
-        fields[.contentLength] = String(body.count)
-        fields[.date] = date
-        return (HTTPTypes.HTTPResponse(status: .ok, headerFields: fields), body)
+        var headers = headers
+        headers.add(name: HTTPField.Name.contentLength.rawName, value: String(body.count))
+        headers.add(name: HTTPField.Name.date.rawName, value: date)
+        return (HTTPResponseHead(version: .http1_1, status: .ok, headers: headers), body)
     }
 }
 
-/// Answers the requests ``MemoHits`` takes on the connection's event loop, without a task, the
-/// router or a request object; passes every other request on to the router, and so every request
-/// read while one passed on is still unanswered: answers leave in the order their requests came.
+/// Answers the requests ``MemoHits`` takes on the connection's event loop, as the HTTP/1 decoder
+/// reads them: without a task, the router, a request object or the conversions to and from
+/// swift-http-types. Passes every other request on to the codec and the router, and so every
+/// request read while one passed on is still unanswered: answers leave in the order their
+/// requests came.
 ///
-/// Stands after Hummingbird's connection state handler, which counts every request in and every
-/// answer out (idle timeout, graceful shutdown); ``MemoHitInstaller`` puts it there.
+/// Stands before the codec, and so before Hummingbird's connection state handler: that one sees
+/// only the requests passed on, which is all it needs for a graceful shutdown (a hit is answered
+/// within the read that brought it); ``ConnectionDeadlines``, before this handler, sees every request.
 final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let hits: MemoHits
     /// Requests passed on whose answer has not ended yet.
@@ -76,7 +82,8 @@ final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if unanswered == 0, let answer = hits.answer(request, date: date.text(for: hits.time.now)) {
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 context.write(
-                    wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: answer.body))), promise: nil)
+                    wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: answer.body)))),
+                    promise: nil)
                 context.write(wrapOutboundOut(.end(nil)), promise: nil)
                 unflushed = true
                 dropping = true
@@ -105,32 +112,6 @@ final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data), unanswered > 0 { unanswered -= 1 }
         context.write(data, promise: promise)
-    }
-}
-
-/// Puts a ``MemoHitHandler`` after Hummingbird's connection state handler when the connection's
-/// first request part is read (the pipeline is whole by then), passes that part on and leaves the
-/// pipeline: every request part would otherwise pass through it.
-final class MemoHitInstaller: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-
-    private let hits: MemoHits
-
-    init(hits: MemoHits) {
-        self.hits = hits
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let pipeline = context.pipeline.syncOperations
-        let handler = MemoHitHandler(hits: hits)
-        if let state = try? pipeline.context(handlerType: HTTPConnectionStateHandler.self) {
-            try? pipeline.addHandler(handler, position: .after(state.handler))
-        } else {
-            try? pipeline.addHandler(handler, position: .after(self))
-        }
-        context.fireChannelRead(data)
-        pipeline.removeHandler(context: context, promise: nil)
     }
 }
 

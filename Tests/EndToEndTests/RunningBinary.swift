@@ -31,6 +31,9 @@ final class RunningBinary: @unchecked Sendable {
     /// What the process has written to standard error so far.
     var stderrSoFar: String { String(decoding: stderrData.soFar, as: UTF8.self) }
 
+    /// The process's ID, for a client that signals it itself.
+    var pid: Int32 { process.processIdentifier }
+
     /// Sends `signal` (SIGTERM, SIGINT, …) to the process.
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)

@@ -366,49 +366,36 @@ import Testing
                 serve, id in
                 // Connection A: 16 requests 0.3 s apart (about 5 s, past the 3 s deadline), all answered on
                 // it. Connection B: one answer, then a head a byte every 0.3 s: the seconds until it is closed.
-                let script = """
-                    import socket, time
-                    request = b"GET /?apikey=\(ServeProcess.tokens[0])&i=\(id) HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
-                    def answer(s):
-                        data = b""
-                        while b"\\r\\n\\r\\n" not in data:
-                            chunk = s.recv(65536)
-                            if not chunk: return None
-                            data += chunk
-                        head, _, body = data.partition(b"\\r\\n\\r\\n")
-                        length = int([l.split(b":")[1] for l in head.split(b"\\r\\n") if l.lower().startswith(b"content-length:")][0])
-                        while len(body) < length:
-                            chunk = s.recv(65536)
-                            if not chunk: return None
-                            body += chunk
-                        return head.split(b" ")[1]
-                    a = socket.create_connection(("127.0.0.1", \(serve.port)))
-                    answered = 0
-                    for _ in range(16):
-                        a.sendall(request)
-                        if answer(a) != b"200": break
-                        answered += 1
-                        time.sleep(0.3)
-                    b = socket.create_connection(("127.0.0.1", \(serve.port)))
-                    b.sendall(request)
-                    first = answer(b)
-                    start = time.time()
-                    b.sendall(b"GET /?apikey=")
-                    b.settimeout(0.3)
-                    closed = None
-                    while time.time() - start < 20:
-                        try:
-                            b.sendall(b"a")
-                            if b.recv(1) == b"":
+                let script =
+                    Self.pythonClient(id)
+                        + """
+                        a = socket.create_connection(("127.0.0.1", \(serve.port)))
+                        answered = 0
+                        for _ in range(16):
+                            a.sendall(request)
+                            if answer(a) != b"200": break
+                            answered += 1
+                            time.sleep(0.3)
+                        b = socket.create_connection(("127.0.0.1", \(serve.port)))
+                        b.sendall(request)
+                        first = answer(b)
+                        start = time.time()
+                        b.sendall(b"GET /?apikey=")
+                        b.settimeout(0.3)
+                        closed = None
+                        while time.time() - start < 20:
+                            try:
+                                b.sendall(b"a")
+                                if b.recv(1) == b"":
+                                    closed = time.time() - start
+                                    break
+                            except socket.timeout:
+                                pass
+                            except OSError:
                                 closed = time.time() - start
                                 break
-                        except socket.timeout:
-                            pass
-                        except OSError:
-                            closed = time.time() - start
-                            break
-                    print(answered, first.decode() if first else "none", round(closed, 1) if closed is not None else "open")
-                    """
+                        print(answered, first.decode() if first else "none", round(closed, 1) if closed is not None else "open")
+                        """
                 let client = try RunningBinary("/usr/bin/python3", ["-c", script])
                 let output = client.wait(timeout: 60)
                 let parts = output.stdout.split(separator: " ").map {
@@ -424,6 +411,71 @@ import Testing
                 #expect((closedAfter ?? 99) <= 8, "cut long after its deadline: \(output.stdout)")
             }
         }
+    }
+
+    /// A stop closes a kept-alive connection whose requests were all answered from memory at once:
+    /// the server does not wait for it to go idle.
+    @Test func sigtermClosesAKeptAliveConnectionOfHitsAtOnce() async throws {
+        try await offThePool {
+            try Self.servingOneFilm("serve-stop-hits", arguments: []) { serve, id in
+                // Two hits on one connection, then SIGTERM with the connection left open: the seconds until
+                // the server closes it.
+                let script =
+                    Self.pythonClient(id)
+                        + """
+                        import os, signal
+                        a = socket.create_connection(("127.0.0.1", \(serve.port)))
+                        answers = []
+                        for _ in range(2):
+                            a.sendall(request)
+                            answers.append(answer(a))
+                        os.kill(\(serve.binary.pid), signal.SIGTERM)
+                        start = time.time()
+                        a.settimeout(20)
+                        try:
+                            closed = a.recv(1) == b""
+                        except socket.timeout:
+                            closed = False
+                        print(b",".join(x or b"none" for x in answers).decode(), "closed" if closed else "open", round(time.time() - start, 1))
+                        """
+                let client = try RunningBinary("/usr/bin/python3", ["-c", script])
+                let output = client.wait(timeout: 60)
+                let exit = serve.binary.wait(timeout: 30)
+                let parts = output.stdout.split(separator: " ").map {
+                    String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+                #expect(parts.count == 3, "\(output.stdout) \(output.stderr)")
+                guard parts.count == 3 else { return }
+                #expect(parts[0] == "200,200")
+                #expect(parts[1] == "closed", "the kept-alive connection was left open: \(output.stdout)")
+                #expect((Double(parts[2]) ?? 99) < 10, "closed only when it went idle: \(output.stdout)")
+                #expect(exit.status == 0, "\(exit.stderr.suffix(2_000))")
+            }
+        }
+    }
+
+    /// The start of a Python script talking HTTP/1.1 to serve on a raw socket: `request` asks for
+    /// film `id` with the first client token, and `answer(s)` reads one answer on `s` and gives
+    /// its status (`None` if the connection closed first).
+    private static func pythonClient(_ id: String) -> String {
+        """
+        import socket, time
+        request = b"GET /?apikey=\(ServeProcess.tokens[0])&i=\(id) HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+        def answer(s):
+            data = b""
+            while b"\\r\\n\\r\\n" not in data:
+                chunk = s.recv(65536)
+                if not chunk: return None
+                data += chunk
+            head, _, body = data.partition(b"\\r\\n\\r\\n")
+            length = int([l.split(b":")[1] for l in head.split(b"\\r\\n") if l.lower().startswith(b"content-length:")][0])
+            while len(body) < length:
+                chunk = s.recv(65536)
+                if not chunk: return None
+                body += chunk
+            return head.split(b" ")[1]
+
+        """
     }
 
     @Test func slowClientsAreDroppedAtTheHeadDeadlineWithoutStarvingOthers() async throws {

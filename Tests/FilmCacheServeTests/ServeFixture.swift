@@ -19,9 +19,9 @@ struct ServeFixture {
     static let token = "app-token"
 
     /// Opens the cache and builds the application.
-    static func make(upstream: ScriptedUpstream, headDeadline: Duration = .seconds(3_600)) async throws
-        -> ServeFixture
-    {
+    static func make(
+        upstream: ScriptedUpstream, headDeadline: Duration = .seconds(3_600), idleTimeout: Duration = .seconds(3_600)
+    ) async throws -> ServeFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "filmcache-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -49,7 +49,7 @@ struct ServeFixture {
         // for seconds between two requests on a loaded machine would find its connection closed.
         var options = ServeListenOptions(host: "127.0.0.1", port: 0)
         options.headDeadline = headDeadline
-        options.idleTimeout = .seconds(3_600)
+        options.idleTimeout = idleTimeout
         let app = ServeHTTP.application(
             engine: engine, metrics: metrics, pages: pages, options: options,
             time: time, logger: logger)
@@ -59,10 +59,10 @@ struct ServeFixture {
 
     /// Runs `body` with a fixture asking `upstream`, then closes it, whether `body` threw or not.
     static func with(
-        _ upstream: ScriptedUpstream, headDeadline: Duration = .seconds(3_600),
+        _ upstream: ScriptedUpstream, headDeadline: Duration = .seconds(3_600), idleTimeout: Duration = .seconds(3_600),
         _ body: (ServeFixture) async throws -> Void
     ) async throws {
-        let fixture = try await make(upstream: upstream, headDeadline: headDeadline)
+        let fixture = try await make(upstream: upstream, headDeadline: headDeadline, idleTimeout: idleTimeout)
         do {
             try await body(fixture)
         } catch {

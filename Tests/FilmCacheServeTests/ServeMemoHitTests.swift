@@ -98,28 +98,120 @@ import Testing
         }
     }
 
+    /// Answered where they are read, hits keep a connection alive: its idle timeout counts from
+    /// the last of them, as from any answer.
+    @Test func hitsKeepAConnectionOpenPastTheIdleTimeout() async throws {
+        let upstream = ScriptedUpstream { id, _ in ScriptedUpstream.film(id) }
+        try await ServeFixture.with(upstream, idleTimeout: .seconds(2)) { fixture in
+            try await fixture.app.test(.router) { client in
+                let miss = try await client.execute(uri: Self.uri(Self.id), method: .get)
+                #expect(miss.status == .ok)
+            }
+            try await fixture.app.test(.live) { client in
+                // 16 hits 0.25 s apart: about 4 s on one connection, twice the timeout.
+                let answered = try await Self.connected(port: try #require(client.port)) { inbound, outbound in
+                    var reader = AnswerReader(inbound)
+                    var answered = 0
+                    for _ in 0..<16 {
+                        try await outbound.write(ByteBuffer(string: Self.request(Self.id)))
+                        guard try await reader.films(1) == 1 else { break }
+                        answered += 1
+                        try await Task.sleep(for: .milliseconds(250))
+                    }
+                    return answered
+                }
+                #expect(answered == 16, "hits answered before the connection was closed")
+            }
+            #expect(upstream.requested == [Self.id])
+        }
+    }
+
+    /// A request whose body stops coming is cut at the idle timeout, even while its answer waits on
+    /// OMDb: only a request read whole is never cut off.
+    @Test func aRequestWhoseBodyStopsComingIsClosedAtTheIdleTimeout() async throws {
+        let hold = Latch()
+        let upstream = ScriptedUpstream(hold: hold, holding: [Self.id]) { id, _ in ScriptedUpstream.film(id) }
+        try await ServeFixture.with(upstream, idleTimeout: .seconds(1)) { fixture in
+            try await fixture.app.test(.live) { client in
+                let answered = try await Self.connected(port: try #require(client.port)) { inbound, outbound in
+                    let head = "GET \(Self.uri(Self.id)) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n"
+                    try await outbound.write(ByteBuffer(string: head + "abc"))
+                    let asked = await eventually { upstream.requested.contains(Self.id) }
+                    #expect(asked)
+                    // OMDb answers after six times the timeout: by then the connection should be long closed.
+                    let release = Task {
+                        try await Task.sleep(for: .seconds(6))
+                        hold.open()
+                    }
+                    var reader = AnswerReader(inbound)
+                    let answered = try await reader.films(1)
+                    release.cancel()
+                    hold.open()
+                    return answered
+                }
+                #expect(answered == 0, "the answer came on a connection whose request never ended")
+            }
+        }
+    }
+
+    /// A request for `id`, whole.
+    private static func request(_ id: String) -> String {
+        "GET \(uri(id)) HTTP/1.1\r\nHost: localhost\r\n\r\n"
+    }
+
     /// Sends a request for each of `ids` in one write on a new connection to `port`, runs
     /// `meanwhile`, then reads until as many films were answered or the connection closed: what was read.
     private static func pipelined(
         _ ids: [String], port: Int, meanwhile: () async throws -> Void
     ) async throws -> String {
+        try await connected(port: port) { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: ids.map(request).joined()))
+            try await meanwhile()
+            var reader = AnswerReader(inbound)
+            _ = try await reader.films(ids.count)
+            return reader.text
+        }
+    }
+
+    /// `body` on a new connection to `port`, closed after it.
+    private static func connected<Result: Sendable>(
+        port: Int,
+        _ body: (NIOAsyncChannelInboundStream<ByteBuffer>, NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws
+            -> Result
+    ) async throws -> Result {
         let connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        return try await connection.executeThenClose { inbound, outbound in
-            let requests = ids.map { "GET \(uri($0)) HTTP/1.1\r\nHost: localhost\r\n\r\n" }.joined()
-            try await outbound.write(ByteBuffer(string: requests))
-            try await meanwhile()
-            var text = ""
-            for try await buffer in inbound {
-                text += String(buffer: buffer)
-                if text.components(separatedBy: #""Response":"True"}"#).count > ids.count { break }
-            }
-            return text
+        return try await connection.executeThenClose { inbound, outbound in try await body(inbound, outbound) }
+    }
+
+    /// Reads a connection's answers as text.
+    private struct AnswerReader {
+        private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+        /// Everything read so far.
+        private(set) var text = ""
+        /// Films answered in `text` so far.
+        private var counted = 0
+
+        init(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>) {
+            iterator = inbound.makeAsyncIterator()
         }
+
+        /// Reads until `count` more films were answered or the connection closed: how many were.
+        mutating func films(_ count: Int) async throws -> Int {
+            let wanted = counted + count
+            while total < wanted, let buffer = try await iterator.next() {
+                text += String(buffer: buffer)
+            }
+            let answered = min(total, wanted) - counted
+            counted += answered
+            return answered
+        }
+
+        private var total: Int { text.components(separatedBy: #""Response":"True"}"#).count - 1 }
     }
 
     @Test func theDateFieldIsRFC9110sFixedForm() {
