@@ -48,37 +48,71 @@ struct MemoHits: Sendable {
     }
 }
 
-/// Answers the requests ``MemoHits`` takes on the connection's event loop, as the HTTP/1 decoder
-/// reads them: without a task, the router, a request object or the conversions to and from
-/// swift-http-types. Passes every other request on to the codec and the router, and so every
-/// request read while one passed on is still unanswered: answers leave in the order their
-/// requests came.
+/// A connection's HTTP/1 requests as the decoder reads them: answers the ones ``MemoHits`` takes
+/// on the connection's event loop, and keeps the connection's deadlines for every request.
+///
+/// - **Memory hits** are answered without a task, the router, a request object or the conversions
+///   to and from swift-http-types. Every other request is passed on to the codec and the router,
+///   and so is every request read while one passed on is still unanswered: answers leave in the
+///   order their requests came.
+/// - **Deadlines.** The connection is closed when it waits too long: for its next request's head,
+///   past `headDeadline` of the connection opening or of the end of the answer to the last request
+///   read (or `idleTimeout`, if shorter); or for the next part of a request being read, past
+///   `idleTimeout` of the last. A request being answered is never cut off.
 ///
 /// Stands before the codec, and so before Hummingbird's connection state handler: that one sees
-/// only the requests passed on, which is all it needs for a graceful shutdown (a hit is answered
-/// within the read that brought it); ``ConnectionDeadlines``, before this handler, sees every request.
-final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
+/// only the requests passed on, which is all a graceful shutdown needs of it (a hit is answered
+/// within the read that brought it); its idle timeout, which would not see the hits, is off.
+final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let hits: MemoHits
-    /// Requests passed on whose answer has not ended yet.
+    private var date = DateFieldText()
+    /// Requests passed on whose answer has not ended yet: with requests pipelined, the end of one
+    /// answer starts no wait while a later request is still being answered.
     private var unanswered = 0
     /// The body and end of a request answered here are not passed on.
     private var dropping = false
     /// Answers written here since the last flush.
     private var unflushed = false
-    private var date = DateFieldText()
 
-    init(hits: MemoHits) {
+    /// How long a connection may wait for a head: the head deadline or the idle timeout, the shorter.
+    private let headWait: TimeAmount
+    private let idleTimeout: TimeAmount
+    /// Since when the connection waits for a request's head; `nil` while one is being answered.
+    private var waitingSince: NIODeadline?
+    /// When the last part of the request being read came; `nil` once its end is read.
+    private var readingSince: NIODeadline?
+    /// The one timer of the connection, when set.
+    private var timer: Scheduled<Void>?
+
+    init(hits: MemoHits, headDeadline: Duration, idleTimeout: Duration) {
         self.hits = hits
+        self.headWait = .nanoseconds(min(headDeadline, idleTimeout).inNanoseconds)
+        self.idleTimeout = .nanoseconds(idleTimeout.inNanoseconds)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        waitingSince = .now()
+        arm(context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // No wait is under way any more: a firing the cancel came too late for ends there.
+        waitingSince = nil
+        readingSince = nil
+        timer?.cancel()
+        timer = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
+            let now = NIODeadline.now()
+            readingSince = now
             if unanswered == 0, let answer = hits.answer(request, date: date.text(for: hits.time.now)) {
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 context.write(
@@ -87,12 +121,19 @@ final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 context.write(wrapOutboundOut(.end(nil)), promise: nil)
                 unflushed = true
                 dropping = true
+                // Answered: the wait for the next head starts now.
+                waitingSince = now
+                arm(context)
                 return
             }
             unanswered += 1
+            waitingSince = nil
+            arm(context)
         case .body:
+            readingSince = .now()
             if dropping { return }
         case .end:
+            readingSince = nil
             if dropping {
                 dropping = false
                 return
@@ -109,9 +150,48 @@ final class MemoHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
+    /// The answers to the requests passed on.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), unanswered > 0 { unanswered -= 1 }
+        if case .end = unwrapOutboundIn(data), unanswered > 0 {
+            unanswered -= 1
+            if unanswered == 0 {
+                waitingSince = .now()
+                arm(context)
+            }
+        }
         context.write(data, promise: promise)
+    }
+
+    /// When the connection is due to close if nothing more comes; `nil` while it only waits on its answers.
+    private var due: NIODeadline? {
+        switch (waitingSince.map { $0 + headWait }, readingSince.map { $0 + idleTimeout }) {
+        case (let waiting?, let reading?): min(waiting, reading)
+        case (let waiting?, nil): waiting
+        case (nil, let reading?): reading
+        case (nil, nil): nil
+        }
+    }
+
+    /// Sets the timer if none is set. It is not moved for each request (a timer set and cancelled
+    /// a request cost a share of every hit): the one set fires when it fires, and then closes the
+    /// connection, or is set again for when the connection is due then.
+    private func arm(_ context: ChannelHandlerContext) {
+        guard timer == nil, let due else { return }
+        schedule(context, at: due)
+    }
+
+    private func schedule(_ context: ChannelHandlerContext, at instant: NIODeadline) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: instant) {
+            let (handler, context) = loopBound.value
+            handler.timer = nil
+            guard let due = handler.due else { return }
+            if due <= .now() {
+                context.close(promise: nil)
+            } else {
+                handler.schedule(context, at: due)
+            }
+        }
     }
 }
 

@@ -123,7 +123,7 @@ public enum ServeHTTP {
             additionalChannelHandlers: [
                 BeforeCodecInstaller(hits: hits, headDeadline: options.headDeadline, idleTimeout: options.idleTimeout)
             ],
-            // ConnectionDeadlines keeps the idle timeout: Hummingbird's sees only the requests the
+            // ServeConnection keeps the idle timeout: Hummingbird's would see only the requests the
             // memory hits pass on.
             idleTimeout: nil,
             httpDecoderConfiguration: .init(
@@ -237,7 +237,7 @@ public enum ServeHTTP {
 
 /// Puts the handlers that read HTTP/1's own request parts in front of the codec, where requests
 /// still carry their version and no conversion to swift-http-types has been paid for yet:
-/// ``HTTP10Close``, ``ConnectionDeadlines`` and ``MemoHitHandler``, in that order. It stands after
+/// ``HTTP10Close``, then ``ServeConnection``. It stands after
 /// the codec, where Hummingbird adds a server's own handlers, and leaves at the first request part.
 private final class BeforeCodecInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
@@ -256,8 +256,7 @@ private final class BeforeCodecInstaller: ChannelInboundHandler, RemovableChanne
         let pipeline = context.pipeline.syncOperations
         guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else { return }
         let handlers: [any ChannelHandler] = [
-            HTTP10Close(), ConnectionDeadlines(headDeadline: headDeadline, idleTimeout: idleTimeout),
-            MemoHitHandler(hits: hits),
+            HTTP10Close(), ServeConnection(hits: hits, headDeadline: headDeadline, idleTimeout: idleTimeout),
         ]
         for handler in handlers { try? pipeline.addHandler(handler, position: .before(codec.handler)) }
     }
@@ -266,108 +265,6 @@ private final class BeforeCodecInstaller: ChannelInboundHandler, RemovableChanne
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-    }
-}
-
-/// Closes a connection that waits too long: for its next request's head, past `headDeadline` of
-/// the connection opening or of the end of the answer to the last request read (or `idleTimeout`,
-/// if shorter); or for the next part of a request being read, past `idleTimeout` of the last.
-/// A request being answered is never cut off.
-///
-/// Stands before ``MemoHitHandler``, and so sees every request and every answer.
-final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    /// How long a connection may wait for a head: the head deadline or the idle timeout, the shorter.
-    private let headWait: TimeAmount
-    private let idleTimeout: TimeAmount
-    /// Since when the connection waits for a request's head; `nil` while one is being answered.
-    private var waitingSince: NIODeadline?
-    /// When the last part of the request being read came; `nil` once its end is read.
-    private var readingSince: NIODeadline?
-    /// Requests whose head was read and whose answer has not ended: with requests pipelined, the
-    /// end of one answer starts no wait while a later request is still being answered.
-    private var unanswered = 0
-    /// The one timer of the connection, when set.
-    private var timer: Scheduled<Void>?
-
-    init(headDeadline: Duration, idleTimeout: Duration) {
-        self.headWait = .nanoseconds(min(headDeadline, idleTimeout).inNanoseconds)
-        self.idleTimeout = .nanoseconds(idleTimeout.inNanoseconds)
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        waitingSince = .now()
-        arm(context)
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        // No wait is under way any more: a firing the cancel came too late for ends there.
-        waitingSince = nil
-        readingSince = nil
-        timer?.cancel()
-        timer = nil
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head:
-            unanswered += 1
-            waitingSince = nil
-            readingSince = .now()
-            arm(context)
-        case .body:
-            readingSince = .now()
-        case .end:
-            readingSince = nil
-        }
-        context.fireChannelRead(data)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            unanswered = max(0, unanswered - 1)
-            if unanswered == 0 {
-                waitingSince = .now()
-                arm(context)
-            }
-        }
-        context.write(data, promise: promise)
-    }
-
-    /// When the connection is due to close if nothing more comes; `nil` while it only waits on its answers.
-    private var due: NIODeadline? {
-        switch (waitingSince.map { $0 + headWait }, readingSince.map { $0 + idleTimeout }) {
-        case (let waiting?, let reading?): min(waiting, reading)
-        case (let waiting?, nil): waiting
-        case (nil, let reading?): reading
-        case (nil, nil): nil
-        }
-    }
-
-    /// Sets the timer if none is set. It is not moved for each request (a timer set and cancelled
-    /// a request cost a share of every hit): the one set fires when it fires, and then closes the
-    /// connection, or is set again for when the connection is due then.
-    private func arm(_ context: ChannelHandlerContext) {
-        guard timer == nil, let due else { return }
-        schedule(context, at: due)
-    }
-
-    private func schedule(_ context: ChannelHandlerContext, at instant: NIODeadline) {
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: instant) {
-            let (handler, context) = loopBound.value
-            handler.timer = nil
-            guard let due = handler.due else { return }
-            if due <= .now() {
-                context.close(promise: nil)
-            } else {
-                handler.schedule(context, at: due)
-            }
-        }
     }
 }
 

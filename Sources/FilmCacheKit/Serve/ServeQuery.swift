@@ -199,9 +199,16 @@ extension ServeQuery {
     /// well-formed ID: a request ``init(_:)`` reads as ``film(imdbID:)``, found without building
     /// its items. nil for any other query, which takes the full reading.
     package static func plainFilm(_ query: Substring) -> (token: String, imdbID: String)? {
+        let bytes = query.utf8
         var token: Substring.UTF8View?
         var id: Substring.UTF8View?
-        for pair in query.utf8.split(separator: UInt8(ascii: "&")) {
+        // Item by item, `&` to `&`, with no array of them made (this runs on every memory hit).
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            defer { start = end < bytes.endIndex ? bytes.index(after: end) : end }
+            let pair = bytes[start..<end]
+            if pair.isEmpty { continue }
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
             let name = pair[..<equals]
             let value = pair[pair.index(after: equals)...]
