@@ -199,10 +199,16 @@ extension ServeQuery {
     /// well-formed ID: a request ``init(_:)`` reads as ``film(imdbID:)``, found without building
     /// its items. nil for any other query, which takes the full reading.
     package static func plainFilm(_ query: Substring) -> (token: String, imdbID: String)? {
-        let bytes = query.utf8
-        var token: Substring.UTF8View?
-        var id: Substring.UTF8View?
-        // Item by item, `&` to `&`, with no array of them made (this runs on every memory hit).
+        // This runs on every memory hit: on the query's bytes where they lie, when they lie together.
+        if let plain = query.utf8.withContiguousStorageIfAvailable({ plainFilm(bytes: $0) }) { return plain }
+        return plainFilm(bytes: Array(query.utf8)[...])
+    }
+
+    /// ``plainFilm(_:)`` of a query's bytes: item by item, `&` to `&`, with no array of them made.
+    private static func plainFilm<Bytes: Collection<UInt8>>(bytes: Bytes) -> (token: String, imdbID: String)?
+    where Bytes.SubSequence: Collection<UInt8> {
+        var token: Bytes.SubSequence?
+        var id: Bytes.SubSequence?
         var start = bytes.startIndex
         while start < bytes.endIndex {
             let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
@@ -228,9 +234,11 @@ extension ServeQuery {
     }
 
     /// Whether `name`, its ASCII letters lowercased, is `lowercase`.
-    private static func asciiLowercased(_ name: Substring.UTF8View, equals lowercase: String) -> Bool {
-        name.elementsEqual(lowercase.utf8) { byte, letter in
-            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == letter
+    private static func asciiLowercased(_ name: some Collection<UInt8>, equals lowercase: StaticString) -> Bool {
+        lowercase.withUTF8Buffer { letters in
+            name.elementsEqual(letters) { byte, letter in
+                (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == letter
+            }
         }
     }
 }
