@@ -58,7 +58,7 @@ struct MemoHits: Sendable {
 /// - **Deadlines.** The connection is closed when it waits too long: for its next request's head,
 ///   past `headDeadline` of the connection opening or of the end of the answer to the last request
 ///   read (or `idleTimeout`, if shorter); or for the next part of a request being read, past
-///   `idleTimeout` of the last. A request being answered is never cut off.
+///   `idleTimeout` of the last. A request read whole is never cut off while it is answered.
 ///
 /// Stands before the codec, and so before Hummingbird's connection state handler: that one sees
 /// only the requests passed on, which is all a graceful shutdown needs of it (a hit is answered
@@ -86,8 +86,8 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
     private var waitingSince: NIODeadline?
     /// When the last part of the request being read came; `nil` once its end is read.
     private var readingSince: NIODeadline?
-    /// The one timer of the connection, when set.
-    private var timer: Scheduled<Void>?
+    /// The one timer of the connection, when set, and when it fires.
+    private var timer: (task: Scheduled<Void>, at: NIODeadline)?
 
     init(hits: MemoHits, headDeadline: Duration, idleTimeout: Duration) {
         self.hits = hits
@@ -104,7 +104,7 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
         // No wait is under way any more: a firing the cancel came too late for ends there.
         waitingSince = nil
         readingSince = nil
-        timer?.cancel()
+        timer?.task.cancel()
         timer = nil
     }
 
@@ -172,18 +172,26 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Sets the timer if none is set. It is not moved for each request (a timer set and cancelled
-    /// a request cost a share of every hit): the one set fires when it fires, and then closes the
-    /// connection, or is set again for when the connection is due then.
+    /// Sets the timer for when the connection is due, unless it is set to fire by then. It is not
+    /// moved later for each request (a timer set and cancelled a request cost a share of every
+    /// hit): the one set fires when it fires, and then closes the connection, or is set again for
+    /// when the connection is due then. It is moved earlier when the connection becomes due sooner
+    /// than it fires (an answer sent while the timer waits on a request's body, for the idle timeout).
     private func arm(_ context: ChannelHandlerContext) {
-        guard timer == nil, let due else { return }
+        guard let due else { return }
+        if let timer {
+            guard due < timer.at else { return }
+            timer.task.cancel()
+        }
         schedule(context, at: due)
     }
 
     private func schedule(_ context: ChannelHandlerContext, at instant: NIODeadline) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: instant) {
+        let task = context.eventLoop.scheduleTask(deadline: instant) {
             let (handler, context) = loopBound.value
+            // A timer cancelled too late to stop its firing is no longer the connection's.
+            guard handler.timer?.at == instant else { return }
             handler.timer = nil
             guard let due = handler.due else { return }
             if due <= .now() {
@@ -192,6 +200,7 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
                 handler.schedule(context, at: due)
             }
         }
+        timer = (task, instant)
     }
 }
 

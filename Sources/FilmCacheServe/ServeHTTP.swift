@@ -254,7 +254,12 @@ private final class BeforeCodecInstaller: ChannelInboundHandler, RemovableChanne
 
     func handlerAdded(context: ChannelHandlerContext) {
         let pipeline = context.pipeline.syncOperations
-        guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else { return }
+        guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else {
+            // Without them the connection would have no deadline at all (Hummingbird's idle timeout is off).
+            assertionFailure("no HTTP/1 codec in the pipeline")
+            context.close(promise: nil)
+            return
+        }
         let handlers: [any ChannelHandler] = [
             HTTP10Close(), ServeConnection(hits: hits, headDeadline: headDeadline, idleTimeout: idleTimeout),
         ]

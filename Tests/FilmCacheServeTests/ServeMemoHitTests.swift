@@ -154,6 +154,36 @@ import Testing
         }
     }
 
+    /// An answer sent while the connection's timer waits on a request's body (for the idle
+    /// timeout) brings the head deadline back: a connection silent after that answer is closed at
+    /// the head deadline, not at the idle timeout.
+    @Test func anAnswerAfterABodyWaitBringsTheHeadDeadlineBack() async throws {
+        let hold = Latch()
+        let upstream = ScriptedUpstream(hold: hold, holding: [Self.id]) { id, _ in ScriptedUpstream.film(id) }
+        try await ServeFixture.with(upstream, headDeadline: .seconds(1), idleTimeout: .seconds(60)) { fixture in
+            try await fixture.app.test(.live) { client in
+                let silentFor = try await Self.connected(port: try #require(client.port)) { inbound, outbound in
+                    let head = "GET \(Self.uri(Self.id)) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\n"
+                    try await outbound.write(ByteBuffer(string: head + "ab"))
+                    let asked = await eventually { upstream.requested.contains(Self.id) }
+                    #expect(asked)
+                    // Past the head deadline of the connection's opening, with the request's body unfinished
+                    // and its answer held: the timer fires and sets itself for the idle timeout.
+                    try await Task.sleep(for: .milliseconds(1_500))
+                    try await outbound.write(ByteBuffer(string: "cde"))
+                    hold.open()
+                    var reader = AnswerReader(inbound)
+                    #expect(try await reader.films(1) == 1)
+                    let answered = ContinuousClock.now
+                    // Then nothing more is sent: read until the server closes the connection.
+                    #expect(try await reader.films(1) == 0)
+                    return answered.duration(to: .now)
+                }
+                #expect(silentFor < .seconds(8), "closed only at the idle timeout")
+            }
+        }
+    }
+
     /// A request for `id`, whole.
     private static func request(_ id: String) -> String {
         "GET \(uri(id)) HTTP/1.1\r\nHost: localhost\r\n\r\n"
