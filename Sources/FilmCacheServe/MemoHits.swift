@@ -52,9 +52,9 @@ struct MemoHits: Sendable {
 /// on the connection's event loop, and keeps the connection's deadlines for every request.
 ///
 /// - **Memory hits** are answered without a task, the router, a request object or the conversions
-///   to and from swift-http-types. Every other request is passed on to the codec and the router,
-///   and so is every request read while one passed on is still unanswered: answers leave in the
-///   order their requests came.
+///   to and from swift-http-types, while the connection can take their answers. Every other
+///   request is passed on to the codec and the router, and so is every request read while one
+///   passed on is still unanswered: answers leave in the order their requests came.
 /// - **Deadlines.** The connection is closed when it waits too long: for its next request's head,
 ///   past `headDeadline` of the connection opening or of the end of the answer to the last request
 ///   read (or `idleTimeout`, if shorter); or for the next part of a request being read, past
@@ -113,7 +113,11 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             let now = NIODeadline.now()
             readingSince = now
-            if unanswered == 0, let answer = hits.answer(request, date: date.text(for: hits.time.now)) {
+            // While the connection cannot take more (a client that pipelines and does not read), the
+            // request takes the route, whose answers wait for it: answers never pile up here.
+            if unanswered == 0, context.channel.isWritable,
+                let answer = hits.answer(request, date: date.text(for: hits.time.now))
+            {
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 context.write(
                     wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: answer.body)))),

@@ -11,6 +11,7 @@ struct ServeFixture {
     let directory: URL
     let store: SQLiteBackend
     let engine: ServeEngine
+    let metrics: ServeMetrics
     let wall: SettableWall
     let upstream: ScriptedUpstream
     let app: any ApplicationProtocol
@@ -54,7 +55,8 @@ struct ServeFixture {
             engine: engine, metrics: metrics, pages: pages, options: options,
             time: time, logger: logger)
         return ServeFixture(
-            directory: directory, store: store, engine: engine, wall: wall, upstream: upstream, app: app)
+            directory: directory, store: store, engine: engine, metrics: metrics, wall: wall, upstream: upstream,
+            app: app)
     }
 
     /// Runs `body` with a fixture asking `upstream`, then closes it, whether `body` threw or not.
