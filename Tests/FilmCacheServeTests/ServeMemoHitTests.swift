@@ -134,10 +134,7 @@ import Testing
         try await ServeFixture.with(upstream, idleTimeout: .seconds(2)) { fixture in
             try await fixture.app.test(.live) { client in
                 let answered = try await Self.connected(port: try #require(client.port)) { inbound, outbound in
-                    let head = "GET \(Self.uri(Self.id)) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n"
-                    try await outbound.write(ByteBuffer(string: head + "abc"))
-                    let asked = await eventually { upstream.requested.contains(Self.id) }
-                    #expect(asked)
+                    try await Self.askWithAnUnfinishedBody(length: 10, sending: "abc", on: outbound, upstream: upstream)
                     // OMDb answers after five times the timeout: by then the connection should be long closed.
                     let release = Task {
                         try await Task.sleep(for: .seconds(10))
@@ -163,10 +160,7 @@ import Testing
         try await ServeFixture.with(upstream, headDeadline: .seconds(2), idleTimeout: .seconds(60)) { fixture in
             try await fixture.app.test(.live) { client in
                 let silentFor = try await Self.connected(port: try #require(client.port)) { inbound, outbound in
-                    let head = "GET \(Self.uri(Self.id)) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\n"
-                    try await outbound.write(ByteBuffer(string: head + "ab"))
-                    let asked = await eventually { upstream.requested.contains(Self.id) }
-                    #expect(asked)
+                    try await Self.askWithAnUnfinishedBody(length: 5, sending: "ab", on: outbound, upstream: upstream)
                     // Past the head deadline of the connection's opening, with the request's body unfinished
                     // and its answer held: the timer fires and sets itself for the idle timeout.
                     try await Task.sleep(for: .seconds(3))
@@ -215,6 +209,18 @@ import Testing
             }
             #expect(answered < sent / 2, "hits answered to a client that read none of them: \(answered)")
         }
+    }
+
+    /// Sends a request for ``id`` whose body is `length` bytes, of which only `sending` is sent,
+    /// and waits until `upstream` is asked for the film.
+    private static func askWithAnUnfinishedBody(
+        length: Int, sending: String, on outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        upstream: ScriptedUpstream
+    ) async throws {
+        let head = "GET \(uri(id)) HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(length)\r\n\r\n"
+        try await outbound.write(ByteBuffer(string: head + sending))
+        let asked = await eventually { upstream.requested.contains(id) }
+        #expect(asked)
     }
 
     /// A request for `id`, whole.
