@@ -82,14 +82,14 @@ import Testing
         let first = "tt0068646"
         let hold = Latch()
         let upstream = ScriptedUpstream(hold: hold, holding: [Self.id]) { id, _ in ScriptedUpstream.film(id) }
-        try await ServeFixture.with(upstream, headDeadline: .milliseconds(300)) { fixture in
+        try await ServeFixture.with(upstream, headDeadline: .seconds(1)) { fixture in
             try await fixture.app.test(.live) { client in
                 // Two misses in one write: the first answered as soon as OMDb is asked, the second (read
                 // before the first answer ended) held on OMDb for several times the deadline.
                 let received = try await Self.pipelined([first, Self.id], port: try #require(client.port)) {
                     let asked = await eventually { upstream.requested.contains(Self.id) }
                     #expect(asked)
-                    try await Task.sleep(for: .milliseconds(1_200))
+                    try await Task.sleep(for: .seconds(3))
                     hold.open()
                 }
                 #expect(received.contains(#""imdbID":"\#(first)""#))
