@@ -243,18 +243,34 @@ import Testing
     }
 
     /// `body` on a new connection to `port`, closed after it.
+    ///
+    /// The client runs on a thread of its own, not on the cooperative pool: the end-to-end suites,
+    /// run beside these, can hold the pool for seconds, and a client held that long would see the
+    /// server's deadlines pass between two of its own steps.
     private static func connected<Result: Sendable>(
         port: Int,
         _ body: (NIOAsyncChannelInboundStream<ByteBuffer>, NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws
             -> Result
     ) async throws -> Result {
-        let connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        try await withTaskExecutorPreference(ClientThread()) {
+            let connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
                 }
-            }
-        return try await connection.executeThenClose { inbound, outbound in try await body(inbound, outbound) }
+            return try await connection.executeThenClose { inbound, outbound in try await body(inbound, outbound) }
+        }
+    }
+
+    /// A task executor running its jobs in turn on a dispatch queue of its own, off the cooperative pool.
+    private final class ClientThread: TaskExecutor {
+        private let queue = DispatchQueue(label: "serve-tests.client")
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
     }
 
     /// Reads a connection's answers as text.
