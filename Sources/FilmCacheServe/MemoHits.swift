@@ -15,11 +15,14 @@ struct MemoHits: Sendable {
     let time: TimeSource
     /// The longest query taken; a longer one takes the route, which refuses it.
     let maxQuery: Int
-    /// The answer's fields but its length and date, as the HTTP/1 codec writes the route's.
-    private let headers: HTTPHeaders = {
+    /// The answer's status line and fields up to its length's value, as NIO's HTTP/1 encoder writes the route's.
+    private let head: [UInt8] = {
         let hit = ServeResponse(status: 200, body: [], outcome: .hit)
-        return HTTPHeaders(ServeHTTP.fields(type: hit.contentType, extra: hit.headers))
+        let fields = HTTPHeaders(ServeHTTP.fields(type: hit.contentType, extra: hit.headers))
+        let lines = fields.map { "\($0.name): \($0.value)\r\n" }.joined()
+        return Array("HTTP/1.1 200 OK\r\n\(lines)\(HTTPField.Name.contentLength.rawName): ".utf8)
     }()
+    private static let dateName = Array("\r\n\(HTTPField.Name.date.rawName): ".utf8)
 
     init(engine: ServeEngine, metrics: ServeMetrics, time: TimeSource, maxQuery: Int) {
         self.engine = engine
@@ -28,33 +31,137 @@ struct MemoHits: Sendable {
         self.maxQuery = maxQuery
     }
 
-    /// The answer to `request` (its `Date` field `date`) when it is such a hit; nil when it takes the route.
-    ///
-    /// A request with a `Connection` field takes the route: ``HTTP10Close`` marks every one not kept
-    /// alive so, and the route closes the connection after its answer.
-    func answer(_ request: HTTPRequestHead, date: String) -> (head: HTTPResponseHead, body: [UInt8])? {
-        guard request.method == .GET, !request.headers.contains(name: "connection"),
-            request.uri.utf8.starts(with: "/?".utf8)
-        else { return nil }
-        let query = request.uri.dropFirst(2)
-        guard query.utf8.count <= maxQuery, let plain = ServeQuery.plainFilm(query) else { return nil }
+    /// The whole answer, its `Date` field `date`, to a `GET /?QUERY` whose `query` is such a hit;
+    /// nil when the request takes the route.
+    func answer(query: UnsafeRawBufferPointer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer? {
+        guard query.count <= maxQuery, let plain = ServeQuery.plainFilm(query) else { return nil }
         let start = time.elapsed()
         guard let body = engine.memoHit(token: plain.token, imdbID: plain.imdbID) else { return nil }
         metrics.record(.hit, after: time.elapsed() - start)
-        var headers = headers
-        headers.add(name: HTTPField.Name.contentLength.rawName, value: String(body.count))
-        headers.add(name: HTTPField.Name.date.rawName, value: date)
-        return (HTTPResponseHead(version: .http1_1, status: .ok, headers: headers), body)
+        let length = String(body.count)
+        var buffer = allocator.buffer(capacity: head.count + length.utf8.count + Self.dateName.count + 33 + body.count)
+        buffer.writeBytes(head)
+        buffer.writeString(length)
+        buffer.writeBytes(Self.dateName)
+        buffer.writeString(date)
+        buffer.writeStaticString("\r\n\r\n")
+        buffer.writeBytes(body)
+        return buffer
     }
 }
 
-/// A connection's HTTP/1 requests as the decoder reads them: answers the ones ``MemoHits`` takes
-/// on the connection's event loop, and keeps the connection's deadlines for every request.
+/// Answers the memory hits of a connection on its bytes, before NIO's HTTP/1 decoder: with no
+/// request parts, no task, router, request object, conversion to swift-http-types or encoder.
 ///
-/// - **Memory hits** are answered without a task, the router, a request object or the conversions
-///   to and from swift-http-types, while the connection can take their answers. Every other
-///   request is passed on to the codec and the router, and so is every request read while one
-///   passed on is still unanswered: answers leave in the order their requests came.
+/// Each whole request head at the start of the unread bytes is read (``RequestHead``):
+/// - a memory hit is answered there, while every request passed on is answered and the
+///   connection can take the answer (a client that pipelines and does not read gets the rest
+///   queued behind the router's answers, which wait for it: answers never pile up here);
+/// - any other request of that form (no body) is passed on alone to the decoder, and so is every
+///   hit read while one passed on is still unanswered: answers leave in the order requests came;
+/// - anything else, and all that follows on the connection, is the decoder's, as it comes.
+///
+/// A head not whole yet is kept until the rest comes, as the decoder would keep it; the
+/// connection's head deadline (``ServeConnection``) closes a connection that sends one too slowly.
+final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let hits: MemoHits
+    private let connection: ServeConnection
+    /// The longest head kept while it comes; past it the bytes are the decoder's, with its limits.
+    private let limit: Int
+    private let maxFields: Int
+    private let maxHitHead: Int
+    private var date = DateFieldText()
+    /// The start of a head whose end has not come yet.
+    private var unfinished: ByteBuffer?
+    /// Every byte from now on is the decoder's.
+    private var passing = false
+    /// Answers written here since the last flush.
+    private var unflushed = false
+
+    init(hits: MemoHits, connection: ServeConnection, limit: Int, maxFields: Int, maxHitHead: Int) {
+        self.hits = hits
+        self.connection = connection
+        self.limit = limit
+        self.maxFields = maxFields
+        self.maxHitHead = maxHitHead
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !passing else { return context.fireChannelRead(data) }
+        var bytes = unwrapInboundIn(data)
+        if var kept = unfinished {
+            unfinished = nil
+            kept.writeBuffer(&bytes)
+            bytes = kept
+        }
+        while bytes.readableBytes > 0 {
+            let scan = bytes.withUnsafeReadableBytes {
+                RequestHead.scan($0, limit: limit, maxFields: maxFields, maxHitHead: maxHitHead)
+            }
+            switch scan {
+            case .unfinished:
+                unfinished = bytes
+                return
+            case .other:
+                pass(context)
+                return context.fireChannelRead(wrapInboundOut(bytes))
+            case .whole(let head):
+                if let query = head.query, connection.mayAnswerBeforeDecoder,
+                    let answer = answer(query, in: bytes, context)
+                {
+                    bytes.moveReaderIndex(forwardBy: head.length)
+                    context.write(wrapOutboundOut(answer), promise: nil)
+                    unflushed = true
+                    connection.answeredBeforeDecoder()
+                } else {
+                    let request = bytes.readSlice(length: head.length)!
+                    connection.passedOnWhole()
+                    context.fireChannelRead(wrapInboundOut(request))
+                    // The decoder may have refused it and closed the connection.
+                    guard context.channel.isActive else { return }
+                }
+            }
+        }
+    }
+
+    private func answer(_ query: Range<Int>, in bytes: ByteBuffer, _ context: ChannelHandlerContext) -> ByteBuffer? {
+        let date = date.text(for: hits.time.now)
+        return bytes.withUnsafeReadableBytes {
+            hits.answer(
+                query: UnsafeRawBufferPointer(rebasing: $0[query]), date: date, allocator: context.channel.allocator)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if unflushed {
+            unflushed = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    /// The end of the input: a head begun is the decoder's to judge, as it would have been.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let kept = unfinished, case .inputClosed = event as? ChannelEvent {
+            pass(context)
+            context.fireChannelRead(wrapInboundOut(kept))
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func pass(_ context: ChannelHandlerContext) {
+        passing = true
+        unfinished = nil
+    }
+}
+
+/// A connection's HTTP/1 requests as the decoder reads them: keeps the connection's deadlines for
+/// every request, those answered before the decoder (``RawHits``) included.
+///
 /// - **Deadlines.** The connection is closed when it waits too long: for its next request's head,
 ///   past `headDeadline` of the connection opening or of the end of the answer to the last request
 ///   read (or `idleTimeout`, if shorter); or for the next part of a request being read, past
@@ -69,15 +176,13 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let hits: MemoHits
-    private var date = DateFieldText()
-    /// Requests passed on whose answer has not ended yet: with requests pipelined, the end of one
+    private var context: ChannelHandlerContext?
+    /// Requests read whose answer has not ended yet: with requests pipelined, the end of one
     /// answer starts no wait while a later request is still being answered.
     private var unanswered = 0
-    /// The body and end of a request answered here are not passed on.
-    private var dropping = false
-    /// Answers written here since the last flush.
-    private var unflushed = false
+    /// Whole requests ``RawHits`` passed on whose answer has not ended yet. Some may not have been
+    /// read here yet: NIO's pipelining handler holds a request read while one is answered.
+    private var passedOn = 0
 
     /// How long a connection may wait for a head: the head deadline or the idle timeout, the shorter.
     private let headWait: TimeAmount
@@ -89,83 +194,70 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
     /// The one timer of the connection, when set, and when it fires.
     private var timer: (task: Scheduled<Void>, at: NIODeadline)?
 
-    init(hits: MemoHits, headDeadline: Duration, idleTimeout: Duration) {
-        self.hits = hits
+    init(headDeadline: Duration, idleTimeout: Duration) {
         self.headWait = .nanoseconds(min(headDeadline, idleTimeout).inNanoseconds)
         self.idleTimeout = .nanoseconds(idleTimeout.inNanoseconds)
     }
 
+    /// Whether a request may be answered before the decoder now: every request passed on is
+    /// answered, and the connection can take more.
+    var mayAnswerBeforeDecoder: Bool {
+        passedOn == 0 && context?.channel.isWritable == true
+    }
+
+    /// A request answered before the decoder: the wait for the next head starts now.
+    func answeredBeforeDecoder() {
+        guard let context else { return }
+        waitingSince = .now()
+        arm(context)
+    }
+
+    /// A whole request passed on to the decoder by ``RawHits``.
+    func passedOnWhole() {
+        passedOn += 1
+    }
+
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         waitingSince = .now()
         arm(context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        // No wait is under way any more: a firing the cancel came too late for ends there.
-        waitingSince = nil
-        readingSince = nil
+        self.context = nil
         timer?.task.cancel()
         timer = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let request):
-            let now = NIODeadline.now()
-            readingSince = now
-            // While the connection cannot take more (a client that pipelines and does not read), the
-            // request takes the route, whose answers wait for it: answers never pile up here.
-            if unanswered == 0, context.channel.isWritable,
-                let answer = hits.answer(request, date: date.text(for: hits.time.now))
-            {
-                context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
-                context.write(
-                    wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: answer.body)))),
-                    promise: nil)
-                context.write(wrapOutboundOut(.end(nil)), promise: nil)
-                unflushed = true
-                dropping = true
-                // Answered: the wait for the next head starts now.
-                waitingSince = now
-                arm(context)
-                return
-            }
+        case .head:
+            readingSince = .now()
             unanswered += 1
             waitingSince = nil
             arm(context)
         case .body:
             readingSince = .now()
-            if dropping { return }
         case .end:
             readingSince = nil
-            if dropping {
-                dropping = false
-                return
-            }
         }
         context.fireChannelRead(data)
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        if unflushed {
-            unflushed = false
-            context.flush()
-        }
-        context.fireChannelReadComplete()
-    }
-
     /// The answers to the requests passed on.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), unanswered > 0 {
-            unanswered -= 1
-            if unanswered == 0 {
-                waitingSince = .now()
-                arm(context)
+        if case .end = unwrapOutboundIn(data) {
+            passedOn = max(passedOn - 1, 0)
+            if unanswered > 0 {
+                unanswered -= 1
+                if unanswered == 0 {
+                    waitingSince = .now()
+                    arm(context)
+                }
             }
         }
         context.write(data, promise: promise)
     }
-
     /// When the connection is due to close if nothing more comes; `nil` while it only waits on its answers.
     private var due: NIODeadline? {
         switch (waitingSince.map { $0 + headWait }, readingSince.map { $0 + idleTimeout }) {

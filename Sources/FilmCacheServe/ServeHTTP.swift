@@ -25,6 +25,8 @@ public struct ServeListenOptions: Sendable {
     /// The longest request line (the query string in it) and header block taken; longer is refused.
     package var maxRequestLine = 8 * 1024
     package var maxHeaderBytes = 16 * 1024
+    /// The most header fields a request may have.
+    package static let maxHeaderFields = 100
 
     public init(host: String, port: Int) {
         self.host = host
@@ -121,14 +123,14 @@ public enum ServeHTTP {
         let hits = MemoHits(engine: engine, metrics: metrics, time: time, maxQuery: options.maxRequestLine)
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                BeforeCodecInstaller(hits: hits, headDeadline: options.headDeadline, idleTimeout: options.idleTimeout)
+                BeforeCodecInstaller(hits: hits, options: options)
             ],
             // ServeConnection keeps the idle timeout: Hummingbird's would see only the requests the
             // memory hits pass on.
             idleTimeout: nil,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: options.maxHeaderBytes, maxHeaderListSize: options.maxHeaderBytes,
-                maxHeaderFieldCount: 100))
+                maxHeaderFieldCount: ServeListenOptions.maxHeaderFields))
         let app = Application(
             router: router, server: .http1(configuration: http1),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
@@ -235,21 +237,19 @@ public enum ServeHTTP {
     }
 }
 
-/// Puts the handlers that read HTTP/1's own request parts in front of the codec, where requests
-/// still carry their version and no conversion to swift-http-types has been paid for yet:
-/// ``HTTP10Close``, then ``ServeConnection``. It stands after
-/// the codec, where Hummingbird adds a server's own handlers, and leaves at the first request part.
+/// Puts the handlers that read a connection before the codec, where requests still carry their
+/// version and no conversion to swift-http-types has been paid for yet: ``RawHits`` first of all,
+/// before the decoder, then ``HTTP10Close`` and ``ServeConnection`` after it. It stands after the
+/// codec, where Hummingbird adds a server's own handlers, and leaves at the first request part.
 private final class BeforeCodecInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
 
     private let hits: MemoHits
-    private let headDeadline: Duration
-    private let idleTimeout: Duration
+    private let options: ServeListenOptions
 
-    init(hits: MemoHits, headDeadline: Duration, idleTimeout: Duration) {
+    init(hits: MemoHits, options: ServeListenOptions) {
         self.hits = hits
-        self.headDeadline = headDeadline
-        self.idleTimeout = idleTimeout
+        self.options = options
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -260,10 +260,14 @@ private final class BeforeCodecInstaller: ChannelInboundHandler, RemovableChanne
             context.close(promise: nil)
             return
         }
-        let handlers: [any ChannelHandler] = [
-            HTTP10Close(), ServeConnection(hits: hits, headDeadline: headDeadline, idleTimeout: idleTimeout),
-        ]
-        for handler in handlers { try? pipeline.addHandler(handler, position: .before(codec.handler)) }
+        let connection = ServeConnection(headDeadline: options.headDeadline, idleTimeout: options.idleTimeout)
+        let raw = RawHits(
+            hits: hits, connection: connection, limit: options.maxRequestLine + options.maxHeaderBytes,
+            maxFields: ServeListenOptions.maxHeaderFields, maxHitHead: options.maxHeaderBytes)
+        for handler: any ChannelHandler in [HTTP10Close(), connection] {
+            try? pipeline.addHandler(handler, position: .before(codec.handler))
+        }
+        try? pipeline.addHandler(raw, position: .first)
     }
 
     /// Leaves the pipeline at the first request part: every part would otherwise pass through it.

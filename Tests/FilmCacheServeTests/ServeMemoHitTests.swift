@@ -52,6 +52,36 @@ import Testing
         }
     }
 
+    /// A hit answered where it is read is, byte for byte, the answer the router writes for the same
+    /// film (asked with an item a hit does not take), but for its date.
+    @Test func aHitIsTheRoutersAnswerByteForByte() async throws {
+        let upstream = ScriptedUpstream { id, _ in ScriptedUpstream.film(id, title: "The Matrix") }
+        try await ServeFixture.with(upstream) { fixture in
+            try await fixture.app.test(.router) { client in
+                let miss = try await client.execute(uri: Self.uri(Self.id), method: .get)
+                #expect(miss.status == .ok)
+            }
+            let (hit, routed) = try await fixture.app.test(.live) { client in
+                try await Self.connected(port: try #require(client.port)) { inbound, outbound in
+                    var reader = AnswerReader(inbound)
+                    try await outbound.write(ByteBuffer(string: Self.request(Self.id)))
+                    #expect(try await reader.films(1) == 1)
+                    let hit = reader.text
+                    let routed = "GET \(Self.uri(Self.id))&r=json HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    try await outbound.write(ByteBuffer(string: routed))
+                    #expect(try await reader.films(1) == 1)
+                    return (hit, String(reader.text.dropFirst(hit.count)))
+                }
+            }
+            func undated(_ answer: String) -> String {
+                answer.components(separatedBy: "\r\n").filter { !$0.hasPrefix("Date: ") }.joined(separator: "\r\n")
+            }
+            #expect(hit.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(hit.contains("\r\nDate: "))
+            #expect(undated(hit) == undated(routed))
+        }
+    }
+
     @Test func aHitReadBehindAnUnansweredRequestIsAnsweredAfterIt() async throws {
         let hold = Latch()
         let upstream = ScriptedUpstream(hold: hold, holding: [Self.id]) { id, _ in ScriptedUpstream.film(id) }

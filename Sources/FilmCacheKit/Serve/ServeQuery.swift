@@ -204,6 +204,11 @@ extension ServeQuery {
         return plainFilm(bytes: Array(query.utf8)[...])
     }
 
+    /// ``plainFilm(_:)`` of a query's bytes as they were read off a connection.
+    package static func plainFilm(_ query: UnsafeRawBufferPointer) -> (token: String, imdbID: String)? {
+        plainFilm(bytes: query)
+    }
+
     /// ``plainFilm(_:)`` of a query's bytes: item by item, `&` to `&`, with no array of them made.
     private static func plainFilm<Bytes: Collection<UInt8>>(bytes: Bytes) -> (token: String, imdbID: String)?
     where Bytes.SubSequence: Collection<UInt8> {
@@ -234,7 +239,8 @@ extension ServeQuery {
     }
 
     /// Whether `name`, its ASCII letters lowercased, is `lowercase`.
-    private static func asciiLowercased(_ name: some Collection<UInt8>, equals lowercase: StaticString) -> Bool {
+    @inlinable
+    package static func asciiLowercased(_ name: some Collection<UInt8>, equals lowercase: StaticString) -> Bool {
         lowercase.withUTF8Buffer { letters in
             name.elementsEqual(letters) { byte, letter in
                 (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == letter
