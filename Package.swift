@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "FilmCacheServeTests",
             dependencies: [
-                "FilmCacheServe", "FilmCacheKit", "FilmCacheSQLite",
+                "FilmCacheServe", "FilmCacheKit", "FilmCacheSQLite", "SplitMix",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -39,7 +39,8 @@ struct MemoHits: Sendable {
         guard let body = engine.memoHit(token: plain.token, imdbID: plain.imdbID) else { return nil }
         metrics.record(.hit, after: time.elapsed() - start)
         let length = String(body.count)
-        var buffer = allocator.buffer(capacity: head.count + length.utf8.count + Self.dateName.count + 33 + body.count)
+        let capacity = head.count + length.utf8.count + Self.dateName.count + date.utf8.count + 4 + body.count
+        var buffer = allocator.buffer(capacity: capacity)
         buffer.writeBytes(head)
         buffer.writeString(length)
         buffer.writeBytes(Self.dateName)
@@ -76,7 +77,7 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
     private let maxHitHead: Int
     private var date = DateFieldText()
     /// The start of a head whose end has not come yet.
-    private var unfinished: ByteBuffer?
+    private(set) var unfinished: ByteBuffer?
     /// Every byte from now on is the decoder's.
     private var passing = false
     /// Answers written here since the last flush.
@@ -95,7 +96,14 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
         var bytes = unwrapInboundIn(data)
         if var kept = unfinished {
             unfinished = nil
+            let lineEnded = bytes.readableBytesView.contains(UInt8(ascii: "\n"))
             kept.writeBuffer(&bytes)
+            // Nothing more can be told of a head until one of its lines ends: a head that comes a byte
+            // at a time is read again once a line, not once a byte.
+            guard lineEnded || kept.readableBytes >= limit else {
+                unfinished = kept
+                return
+            }
             bytes = kept
         }
         while bytes.readableBytes > 0 {
@@ -104,6 +112,8 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
             }
             switch scan {
             case .unfinished:
+                // Only the head's bytes are kept, not the requests answered before it in the buffer.
+                bytes.discardReadBytes()
                 unfinished = bytes
                 return
             case .other:
@@ -119,10 +129,17 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
                     connection.answeredBeforeDecoder()
                 } else {
                     let request = bytes.readSlice(length: head.length)!
+                    let read = connection.requestsRead
                     connection.passedOnWhole()
                     context.fireChannelRead(wrapInboundOut(request))
-                    // The decoder may have refused it and closed the connection.
-                    guard context.channel.isActive else { return }
+                    // The decoder read it as one request, and the connection goes on after it; or else
+                    // (it refused the request, or the request closes the connection) all that follows
+                    // is the decoder's, which refuses it as it always did.
+                    guard connection.requestsRead == read + 1, !head.closes else {
+                        pass(context)
+                        if bytes.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(bytes)) }
+                        return
+                    }
                 }
             }
         }
@@ -180,9 +197,10 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
     /// Requests read whose answer has not ended yet: with requests pipelined, the end of one
     /// answer starts no wait while a later request is still being answered.
     private var unanswered = 0
-    /// Whole requests ``RawHits`` passed on whose answer has not ended yet. Some may not have been
-    /// read here yet: NIO's pipelining handler holds a request read while one is answered.
+    /// Whole requests ``RawHits`` passed on whose answer has not ended yet.
     private var passedOn = 0
+    /// Requests read whole so far.
+    private(set) var requestsRead = 0
 
     /// How long a connection may wait for a head: the head deadline or the idle timeout, the shorter.
     private let headWait: TimeAmount
@@ -240,6 +258,7 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
             readingSince = .now()
         case .end:
             readingSince = nil
+            requestsRead += 1
         }
         context.fireChannelRead(data)
     }

@@ -17,6 +17,8 @@ struct RequestHead: Equatable {
     /// with a query of plain characters and no `Connection` field but `keep-alive`, within
     /// `maxHitHead` bytes. nil when it takes the router whatever it asks.
     let query: Range<Int>?
+    /// `Connection: close`: the connection ends with this request's answer.
+    var closes = false
 
     enum Scan: Equatable {
         case whole(RequestHead)
@@ -52,6 +54,7 @@ struct RequestHead: Equatable {
         guard reader.skip("HTTP/1.1\r\n") else { return reader.atEnd ? reader.stop(limit) : .other }
         var hit = get && plain && target.count >= 2 && bytes[target.lowerBound + 1] == UInt8(ascii: "?")
         var fields = 0
+        var closes = false
         while true {
             // A field line, or the blank line that ends the head.
             guard let first = reader.next() else { return reader.stop(limit) }
@@ -60,8 +63,8 @@ struct RequestHead: Equatable {
                 guard lf == UInt8(ascii: "\n"), reader.index <= limit else { return .other }
                 let length = reader.index
                 hit = hit && length <= maxHitHead
-                return .whole(
-                    RequestHead(length: length, query: hit ? (target.lowerBound + 2)..<target.upperBound : nil))
+                let query = hit ? (target.lowerBound + 2)..<target.upperBound : nil
+                return .whole(RequestHead(length: length, query: query, closes: closes))
             }
             fields += 1
             guard fields <= maxFields, Self.tokenByte(first) else { return .other }
@@ -81,17 +84,19 @@ struct RequestHead: Equatable {
             guard lf == UInt8(ascii: "\n") else { return .other }
             switch Self.field(name, value) {
             case .framing: return .other
-            case .routed: hit = false
+            case .closing:
+                hit = false
+                closes = true
             case .plain: break
             }
         }
     }
 
-    private enum FieldKind { case plain, routed, framing }
+    private enum FieldKind { case plain, closing, framing }
 
-    /// What a field means to the head's reading: nothing (`plain`); an answer the router must give
-    /// (`routed`: `Connection: close`, which closes the connection after it); or a body, an upgrade
-    /// or a wait the decoder must see (`framing`).
+    /// What a field means to the head's reading: nothing (`plain`); the connection's end after the
+    /// answer, which the router gives (`closing`: `Connection: close`); or a body, an upgrade or a
+    /// wait the decoder must see (`framing`).
     private static func field(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> FieldKind {
         if ServeQuery.asciiLowercased(name, equals: "connection") {
             var lower = value.startIndex
@@ -100,7 +105,7 @@ struct RequestHead: Equatable {
             while upper > lower, value[upper - 1] == 0x20 || value[upper - 1] == 0x09 { upper -= 1 }
             let text = UnsafeRawBufferPointer(rebasing: value[lower..<upper])
             if ServeQuery.asciiLowercased(text, equals: "keep-alive") { return .plain }
-            if ServeQuery.asciiLowercased(text, equals: "close") { return .routed }
+            if ServeQuery.asciiLowercased(text, equals: "close") { return .closing }
             return .framing
         }
         for framing: StaticString in ["content-length", "transfer-encoding", "upgrade", "expect", "proxy-connection"]

@@ -149,6 +149,50 @@ import Testing
         }
     }
 
+    /// After a request that closes the connection, nothing more is answered here: what follows is the
+    /// decoder's, which refuses it.
+    @Test func nothingIsAnsweredAfterARequestThatClosesTheConnection() async throws {
+        try await Self.withPipeline { channel, _ in
+            try channel.writeInbound(ByteBuffer(string: Self.request(Self.id, fields: "Connection: close\r\n")))
+            #expect(try Self.passedOn(channel).count == 2)
+            // Its answer ends before the server closes the connection, and a hit comes meanwhile.
+            try Self.endAnswer(channel)
+            #expect(throws: HTTPParserError.self) {
+                try channel.writeInbound(ByteBuffer(string: Self.request(Self.id)))
+            }
+            #expect(try Self.answers(channel).isEmpty)
+        }
+    }
+
+    /// A head kept until the rest comes is kept alone, not with the requests answered before it in
+    /// the same read: a client whose every read ends within a head holds no more than a head.
+    @Test func onlyTheUnfinishedHeadIsKept() async throws {
+        try await Self.withPipeline { channel, _ in
+            let raw = try channel.pipeline.syncOperations.handler(type: RawHits.self)
+            let request = Array(Self.request(Self.id).utf8)
+            var pending: [UInt8] = []
+            for round in 0..<2_000 {
+                // The rest of the last request, nine whole ones, and the start of the next.
+                let bytes = pending + Array(repeating: request, count: 9).joined() + request[..<20]
+                pending = Array(request[20...])
+                try channel.writeInbound(ByteBuffer(bytes: bytes))
+                // The request finished, if any, and the nine.
+                #expect(try Self.answers(channel).count == (round == 0 ? 9 : 10))
+            }
+            #expect(raw.unfinished?.readableBytes == 20)
+            #expect((raw.unfinished?.capacity ?? 0) <= 4_096, "\(raw.unfinished?.capacity ?? 0) bytes held")
+        }
+    }
+
+    /// A head that comes a byte at a time is answered once its last byte comes.
+    @Test func aHeadThatComesAByteAtATimeIsAnswered() async throws {
+        try await Self.withPipeline { channel, _ in
+            for byte in Self.request(Self.id).utf8 { try channel.writeInbound(ByteBuffer(bytes: [byte])) }
+            #expect(try Self.answers(channel).count == 1)
+            #expect(try Self.passedOn(channel).isEmpty)
+        }
+    }
+
     /// A head begun when the client closes its side is the decoder's to judge, as it was before.
     @Test func aHeadBegunWhenTheInputClosesGoesToTheDecoder() async throws {
         try await Self.withPipeline { channel, _ in
