@@ -1,5 +1,3 @@
-import FilmCacheKit
-
 /// The head of an HTTP/1.1 request at the start of a connection's unread bytes, read only as far as
 /// ``RawHits`` needs: where it ends, and whether it may be a plain film request answered from memory.
 ///
@@ -98,21 +96,24 @@ struct RequestHead: Equatable {
     /// answer, which the router gives (`closing`: `Connection: close`); or a body, an upgrade or a
     /// wait the decoder must see (`framing`).
     private static func field(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> FieldKind {
-        if ServeQuery.asciiLowercased(name, equals: "connection") {
+        // By length first: most names are none of these, and are told so without a comparison.
+        switch name.count {
+        case 10 where name.isLowercased("connection"):
             var lower = value.startIndex
             var upper = value.endIndex
             while lower < upper, value[lower] == 0x20 || value[lower] == 0x09 { lower += 1 }
             while upper > lower, value[upper - 1] == 0x20 || value[upper - 1] == 0x09 { upper -= 1 }
             let text = UnsafeRawBufferPointer(rebasing: value[lower..<upper])
-            if ServeQuery.asciiLowercased(text, equals: "keep-alive") { return .plain }
-            if ServeQuery.asciiLowercased(text, equals: "close") { return .closing }
+            if text.isLowercased("keep-alive") { return .plain }
+            if text.isLowercased("close") { return .closing }
             return .framing
-        }
-        for framing: StaticString in ["content-length", "transfer-encoding", "upgrade", "expect", "proxy-connection"]
-        where ServeQuery.asciiLowercased(name, equals: framing) {
+        case 14 where name.isLowercased("content-length"), 17 where name.isLowercased("transfer-encoding"),
+            7 where name.isLowercased("upgrade"), 6 where name.isLowercased("expect"),
+            16 where name.isLowercased("proxy-connection"):
             return .framing
+        default:
+            return .plain
         }
-        return .plain
     }
 
     /// RFC 9110's `tchar`.
@@ -169,5 +170,19 @@ struct RequestHead: Equatable {
 
         /// Where a head that has not ended yet stands: ``Scan/unfinished`` within `limit`, else ``Scan/other``.
         func stop(_ limit: Int) -> Scan { bytes.count < limit ? .unfinished : .other }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes, ASCII letters lowercased, are `lowercase`.
+    fileprivate func isLowercased(_ lowercase: StaticString) -> Bool {
+        guard count == lowercase.utf8CodeUnitCount else { return false }
+        let letters = lowercase.utf8Start
+        for index in 0..<count {
+            let byte = self[index]
+            guard (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == letters[index]
+            else { return false }
+        }
+        return true
     }
 }

@@ -239,8 +239,7 @@ extension ServeQuery {
     }
 
     /// Whether `name`, its ASCII letters lowercased, is `lowercase`.
-    @inlinable
-    package static func asciiLowercased(_ name: some Collection<UInt8>, equals lowercase: StaticString) -> Bool {
+    private static func asciiLowercased(_ name: some Collection<UInt8>, equals lowercase: StaticString) -> Bool {
         lowercase.withUTF8Buffer { letters in
             name.elementsEqual(letters) { byte, letter in
                 (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == letter
