@@ -455,6 +455,47 @@ import Testing
         }
     }
 
+    /// A request that carries another inside its body, by `Content-Length` or chunked, gets one answer:
+    /// the request in the body is never answered as a hit, on the bytes before the HTTP/1 decoder or after
+    /// it. A request that closes the connection gets its answer and nothing after it is answered.
+    @Test func aRequestHiddenInABodyIsNeverAnswered() async throws {
+        try await offThePool {
+            try Self.servingOneFilm("serve-smuggle", arguments: []) { serve, id in
+                let script =
+                    Self.pythonClient(id)
+                        + """
+                        def exchange(data):
+                            s = socket.create_connection(("127.0.0.1", \(serve.port)))
+                            s.sendall(data)
+                            s.settimeout(2)
+                            got = b""
+                            try:
+                                while True:
+                                    chunk = s.recv(65536)
+                                    if not chunk: break
+                                    got += chunk
+                            except socket.timeout:
+                                pass
+                            return got.count(b"HTTP/1.1 200 OK"), got.count(b'"imdbID":"\(id)"')
+                        hidden = request.replace(b"Host: x", b"Host: y")
+                        by_length = request.replace(b"\\r\\n\\r\\n", b"\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(hidden)) + hidden
+                        chunk = b"%x\\r\\n" % len(hidden) + hidden + b"\\r\\n0\\r\\n\\r\\n"
+                        chunked = request.replace(b"\\r\\n\\r\\n", b"\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n") + chunk
+                        closing = request.replace(b"Host: x", b"Host: x\\r\\nConnection: close")
+                        results = [exchange(by_length), exchange(by_length + request), exchange(chunked + request), exchange(closing + request)]
+                        print(" ".join("%d/%d" % r for r in results))
+                        """
+                let client = try RunningBinary("/usr/bin/python3", ["-c", script])
+                let output = client.wait(timeout: 60)
+                // The hidden request alone: one answer; with a hit after it: two; chunked and a hit: two;
+                // a closing request and a hit after it: one.
+                #expect(
+                    output.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1/1 2/2 2/2 1/1",
+                    "\(output.stdout) \(output.stderr)")
+            }
+        }
+    }
+
     /// The start of a Python script talking HTTP/1.1 to serve on a raw socket: `request` asks for
     /// film `id` with the first client token, and `answer(s)` reads one answer on `s` and gives
     /// its status (`None` if the connection closed first).
