@@ -82,6 +82,8 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
     private var passing = false
     /// Answers written here since the last flush.
     private var unflushed = false
+    /// Bytes of the read under way were passed on.
+    private var readPassedOn = false
 
     init(hits: MemoHits, connection: ServeConnection, limit: Int, maxFields: Int, maxHitHead: Int) {
         self.hits = hits
@@ -92,7 +94,10 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !passing else { return context.fireChannelRead(data) }
+        guard !passing else {
+            readPassedOn = true
+            return context.fireChannelRead(data)
+        }
         var bytes = unwrapInboundIn(data)
         if var kept = unfinished {
             unfinished = nil
@@ -118,6 +123,7 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
                 return
             case .other:
                 pass(context)
+                readPassedOn = true
                 return context.fireChannelRead(wrapInboundOut(bytes))
             case .whole(let head):
                 if let query = head.query, connection.mayAnswerBeforeDecoder,
@@ -131,6 +137,7 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
                     let request = bytes.readSlice(length: head.length)!
                     let read = connection.requestsRead
                     connection.passedOnWhole()
+                    readPassedOn = true
                     context.fireChannelRead(wrapInboundOut(request))
                     // The decoder read it as one request, and the connection goes on after it; or else
                     // (it refused the request, or the request closes the connection) all that follows
@@ -153,12 +160,17 @@ final class RawHits: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Flushes the answers written here; tells the handlers after it of the read's end only when
+    /// they were given a part of it (a read whose every request was answered here is none of theirs).
     func channelReadComplete(context: ChannelHandlerContext) {
         if unflushed {
             unflushed = false
             context.flush()
         }
-        context.fireChannelReadComplete()
+        if readPassedOn {
+            readPassedOn = false
+            context.fireChannelReadComplete()
+        }
     }
 
     /// The end of the input: a head begun is the decoder's to judge, as it would have been.
