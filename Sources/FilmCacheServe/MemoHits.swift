@@ -289,6 +289,7 @@ final class ServeConnection: ChannelDuplexHandler, RemovableChannelHandler {
         }
         context.write(data, promise: promise)
     }
+
     /// When the connection is due to close if nothing more comes; `nil` while it only waits on its answers.
     private var due: NIODeadline? {
         switch (waitingSince.map { $0 + headWait }, readingSince.map { $0 + idleTimeout }) {
