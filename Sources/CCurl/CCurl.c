@@ -91,7 +91,8 @@ CURLUcode fc_curl_url_set(CURLU *url, CURLUPart part, const char *content, unsig
     return curl.url_set(url, part, content, flags);
 }
 CURLUcode fc_curl_url_get(const CURLU *url, CURLUPart part, char **content, unsigned int flags) {
-    return curl.url_get(url, part, content, flags);
+    /* Older curl.h (Debian 12's 7.88) declares the handle without const; libcurl only reads it. */
+    return curl.url_get((CURLU *)url, part, content, flags);
 }
 void fc_curl_free(void *pointer) { curl.free(pointer); }
 
