@@ -57,13 +57,24 @@ import Testing
     @discardableResult
     func expectStoreIsSound(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
         let finals = storeFiles().filter { $0.hasSuffix(".jpg") && !($0 as NSString).lastPathComponent.hasPrefix(".") }
-        for file in finals {
+        // One sha256sum for them all (none with no file: it would read its input), its lines
+        // (`DIGEST  PATH`) in the order of its arguments.
+        let summed =
+            finals.isEmpty
+            ? BuiltBinaries.Output(status: 0, stdout: "", stderr: "")
+            : try ReliabilityProcess.run("/usr/bin/sha256sum", ["--"] + finals.map { store + "/" + $0 })
+        let lines = summed.stdout.split(separator: "\n")
+        try #require(
+            summed.status == 0 && lines.count == finals.count,
+            "sha256sum exited \(summed.status) with \(lines.count) lines for \(finals.count) files: \(summed.stderr)",
+            sourceLocation: sourceLocation)
+        for (file, line) in zip(finals, lines) {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: store + "/" + file))
             let name = (file as NSString).lastPathComponent
-            let digest = String(
-                try ReliabilityProcess.run("/usr/bin/sha256sum", [store + "/" + file]).stdout.prefix(64))
+            #expect(line.hasSuffix("  " + store + "/" + file), "sha256sum's line \(line) is not \(file)'s")
             #expect(
-                name == digest + ".jpg", "\(file) holds other bytes than its name says", sourceLocation: sourceLocation)
+                name == line.prefix(64) + ".jpg", "\(file) holds other bytes than its name says",
+                sourceLocation: sourceLocation)
             #expect(
                 Array(bytes.prefix(3)) == [0xFF, 0xD8, 0xFF], "\(file) is not a JPEG", sourceLocation: sourceLocation)
             #expect(file == String(name.prefix(2)) + "/" + name, sourceLocation: sourceLocation)

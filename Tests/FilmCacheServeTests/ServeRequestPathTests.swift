@@ -70,6 +70,7 @@ import Testing
         try await ServeFixture.with(upstream) { fixture in
             let engine = fixture.engine
             try await fixture.app.test(.router) { client in
+                defer { hold.open() }
                 async let first = client.execute(uri: Self.uri("i=\(Self.id)"), method: .get)
                 async let second = client.execute(uri: Self.uri("i=\(Self.id)"), method: .get)
                 // Both requests are in (counted) while the one call is held at OMDb.

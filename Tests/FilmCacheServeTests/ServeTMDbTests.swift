@@ -126,6 +126,7 @@ import Testing
         let upstream = ScriptedTMDb(hold: hold) { _, _ in ScriptedTMDb.ok(Self.fightClub) }
         let fixture = try await TMDbServeFixture.make(upstream: upstream)
         try await fixture.app.test(.router) { client in
+            defer { hold.open() }
             try await withThrowingTaskGroup(of: (Int, String?, [UInt8]).self) { group in
                 for _ in 0..<5 {
                     group.addTask {
@@ -156,6 +157,7 @@ import Testing
         // A deadline already passed: the request never waits for the held call.
         let fixture = try await TMDbServeFixture.make(upstream: upstream, deadline: .zero)
         try await fixture.app.test(.router) { client in
+            defer { hold.open() }
             let late = try await client.execute(uri: "/3/movie/550?api_key=\(Self.token)", method: .get)
             #expect(late.status == .serviceUnavailable)
             #expect(late.headers[.retryAfter] == "1")
