@@ -481,11 +481,14 @@ OMDB_API_KEY=bench "$fc" warm --db "$work/serve.sqlite" --base-url "http://127.0
   --daily-limit 100000000 --reserve 0 \
   --max-in-flight "$inflight" --no-progress "$work/serve-ids.txt" >/dev/null
 echo "bench-token-0001" >"$work/serve-tokens"
-serve_port=$(free_port)
-OMDB_API_KEY=bench "$fc" serve --db "$work/serve.sqlite" --tokens-file "$work/serve-tokens" \
-  --listen "127.0.0.1:$serve_port" --base-url "http://127.0.0.1:$port/" --log-level error &
-serve_pid=$!
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$serve_port/healthz" && break; sleep 0.1; done
+# A serve on a free port (serve_port, serve_pid), with any flags given, once it answers.
+start_serve() {
+  serve_port=$(free_port)
+  OMDB_API_KEY=bench "$fc" serve --db "$work/serve.sqlite" --tokens-file "$work/serve-tokens" \
+    --listen "127.0.0.1:$serve_port" --base-url "http://127.0.0.1:$port/" --log-level error "$@" &
+  serve_pid=$!
+  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$serve_port/healthz" && break; sleep 0.1; done
+}
 cat >"$work/rotate.lua" <<'LUA'
 local ids = {}
 for line in io.lines(os.getenv("BENCH_IDS")) do ids[#ids + 1] = line end
@@ -502,14 +505,19 @@ wrk_run() {
     awk '/Requests\/sec/ {r=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} / requests in / {n=$1}
          END {printf "%s %s %s %s\n", r, p50, p99, n}'
 }
-read -r nginx_rps nginx_p50 nginx_p99 _ < <(wrk_run "http://127.0.0.1:$port" "/?apikey=bench&i=" "$serve_seconds")
-read -r serve_rps serve_p50 serve_p99 _ < <(wrk_run "http://127.0.0.1:$serve_port" "/?apikey=bench-token-0001&i=" "$serve_seconds")
-printf '  nginx (static files) %9.0f req/s  p50 %8s  p99 %8s\n' "$nginx_rps" "$nginx_p50" "$nginx_p99"
 # wrk's latencies in milliseconds ("446.00us", "3.19ms", "1.02s").
 millis() { python3 -c 'import re,sys; v,u=re.match(r"([\d.]+)(us|ms|s)",sys.argv[1]).groups(); print(float(v)*{"us":0.001,"ms":1,"s":1000}[u])' "$1"; }
-printf '  filmcache serve      %9.0f req/s  p50 %8s  p99 %8s   %s x nginx, p99 %s x (goal: >= 1.0, p99 <= 1.0)\n' \
-  "$serve_rps" "$serve_p50" "$serve_p99" "$(ratio "$serve_rps" "$nginx_rps")" \
-  "$(ratio "$(millis "$serve_p99")" "$(millis "$nginx_p99")")"
+read -r nginx_rps nginx_p50 nginx_p99 _ < <(wrk_run "http://127.0.0.1:$port" "/?apikey=bench&i=" "$serve_seconds")
+printf '  nginx (static files) %9.0f req/s  p50 %8s  p99 %8s\n' "$nginx_rps" "$nginx_p50" "$nginx_p99"
+# serve as nginx runs here (one thread reading connections, as nginx's one worker), then with its default (one a core).
+for threads in 1 default; do
+  if [ "$threads" = 1 ]; then start_serve --io-threads 1; label="serve --io-threads 1"; else start_serve; label="serve (one a core)"; fi
+  read -r serve_rps serve_p50 serve_p99 _ < <(wrk_run "http://127.0.0.1:$serve_port" "/?apikey=bench-token-0001&i=" "$serve_seconds")
+  printf '  %-20s %9.0f req/s  p50 %8s  p99 %8s   %s x nginx, p99 %s x (goal: >= 1.0, p99 <= 1.0)\n' \
+    "$label" "$serve_rps" "$serve_p50" "$serve_p99" "$(ratio "$serve_rps" "$nginx_rps")" \
+    "$(ratio "$(millis "$serve_p99")" "$(millis "$nginx_p99")")"
+  if [ "$threads" = 1 ]; then kill -TERM "$serve_pid"; wait "$serve_pid" || true; fi
+done
 echo "  memory across $serve_requests requests (RSS of serve after each round):"
 done_requests=0
 printf '    %9d requests: %6d KB\n' 0 "$(ps -o rss= -p "$serve_pid")"

@@ -9,6 +9,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
+import NIOPosix
 import ServiceLifecycle
 
 /// How `filmcache serve` listens.
@@ -27,6 +28,8 @@ public struct ServeListenOptions: Sendable {
     package var maxHeaderBytes = 16 * 1024
     /// The most header fields a request may have.
     package static let maxHeaderFields = 100
+    /// Threads that read connections and answer memory hits; nil: NIO's shared group, one a core.
+    public var ioThreads: Int?
 
     public init(host: String, port: Int) {
         self.host = host
@@ -56,9 +59,11 @@ public enum ServeHTTP {
         options: ServeListenOptions, time: TimeSource, logger: Logger, beside: [any Service] = [],
         listening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
+        // The connections' threads: as many as asked, or NIO's shared group (one a core).
+        let loops = options.ioThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let app = application(
             engine: engine, tmdb: tmdb, metrics: metrics, pages: pages, options: options, time: time, logger: logger,
-            listening: listening)
+            eventLoops: loops.map { .shared($0) } ?? .singleton, listening: listening)
         // Shut down in reverse: the server first (its requests finish), then the last demand, then
         // the ledger's release, then what the others stood on.
         let services: [any Service] =
@@ -69,17 +74,23 @@ public enum ServeHTTP {
             configuration: .init(
                 services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            try? await loops?.shutdownGracefully()
+            throw error
+        }
+        try? await loops?.shutdownGracefully()
     }
 
     /// The HTTP application: its routes over `engine`, `metrics` and `pages`, listening as `options`
-    /// say, each answer's time measured on `time`'s clock.
+    /// say on `eventLoops`, each answer's time measured on `time`'s clock.
     ///
     /// Tests drive it in process (HummingbirdTesting's `.router`) or on a real port (`.live`).
     public static func application(
         engine: ServeEngine, tmdb: TMDbServeEngine? = nil, metrics: ServeMetrics, pages: ServePages,
         options: ServeListenOptions, time: TimeSource, logger: Logger,
-        listening: @escaping @Sendable (Int) async -> Void = { _ in }
+        eventLoops: EventLoopGroupProvider = .singleton, listening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         /// `handler` for GET, and for HEAD with the body left out (its length kept).
@@ -139,7 +150,7 @@ public enum ServeHTTP {
                 logger.notice("listening", metadata: ["address": "\(options.host):\(port)"])
                 await listening(port)
             },
-            logger: logger)
+            eventLoopGroupProvider: eventLoops, logger: logger)
         return app
     }
 

@@ -96,6 +96,8 @@ extension Reliability {
             ("--request-head-timeout", "request_head_timeout", "1e-300", "from 0.1 to 3600 seconds"),
             ("--answer-ttl-hours", "answer_ttl_hours", "1e308", "from 0 to 87600 hours"),
             ("--negative-ttl-hours", "negative_ttl_hours", "1e19", "from 0 to 87600 hours"),
+            ("--io-threads", "io_threads", "0", "from 1 to 256"),
+            ("--io-threads", "io_threads", "100000", "from 1 to 256"),
         ]
 
         @Test(arguments: serveAbsurd.indices)

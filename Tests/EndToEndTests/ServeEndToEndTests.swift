@@ -72,7 +72,10 @@ import Testing
             let standIn = try StandInProcess(arguments: ["--latency-ms", "300"])
             let serve = try ServeProcess(
                 database: scratch.dir + "/cache.sqlite", standIn: standIn,
-                tokensFile: try ServeProcess.tokensFile(in: scratch.dir), arguments: ["--max-in-flight", "64"])
+                tokensFile: try ServeProcess.tokensFile(in: scratch.dir),
+                // The requests wait on their film's one call for up to --request-timeout: longer than the
+                // default 10 s on a loaded machine.
+                arguments: ["--max-in-flight", "64", "--request-timeout", "120"])
             let ids = Array(Self.corpusIDs.prefix(50))
             var urls: [String] = []
             for round in 0..<10 {
@@ -564,6 +567,36 @@ import Testing
 
     /// Serve over a fresh cache in front of the stand-in, started with `arguments`, once it has
     /// answered one film (which it then holds): `body` gets it and the film's ID.
+    /// `--io-threads N` reads the connections on N threads, and hits are answered there; without it,
+    /// one a core (NIO's shared group).
+    @Test(arguments: [nil, 1, 3])
+    func ioThreadsSetsHowManyThreadsReadTheConnections(threads: Int?) async throws {
+        try await offThePool {
+            let arguments = threads.map { ["--io-threads", "\($0)"] } ?? []
+            try Self.servingOneFilm("serve-io-threads-\(threads ?? 0)", arguments: arguments) { serve, id in
+                let statuses = try (0..<3).map { _ in try serve.omdb("i=\(id)").status }
+                #expect(statuses == [200, 200, 200])
+                let names = Self.threadNames(serve.binary.pid)
+                let own = names.filter { $0.hasPrefix("NIO-ELT-") }.count
+                let shared = names.filter { $0.hasPrefix("NIO-SGLTN-") }.count
+                if let threads {
+                    #expect(own == threads && shared == 0, "\(names)")
+                } else {
+                    #expect(own == 0 && shared == ProcessInfo.processInfo.activeProcessorCount, "\(names)")
+                }
+            }
+        }
+    }
+
+    /// The names of a process's threads, as the kernel keeps them (15 bytes at most).
+    private static func threadNames(_ pid: Int32) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap {
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .newlines)
+        }
+    }
+
     private static func servingOneFilm(
         _ name: String, arguments: [String], _ body: (ServeProcess, String) throws -> Void
     ) throws {

@@ -117,7 +117,7 @@ struct HTTPAnswer {
         let output = try ReliabilityProcess.run(
             "/usr/bin/curl",
             [
-                "-s", "-g", "--parallel", "--parallel-immediate", "--parallel-max", "\(parallel)", "--max-time", "60",
+                "-s", "-g", "--parallel", "--parallel-immediate", "--parallel-max", "\(parallel)", "--max-time", "180",
                 "-w", "%{url_effective} %{http_code}\n", "-K", configPath,
             ])
         var statuses: [String: Int] = [:]

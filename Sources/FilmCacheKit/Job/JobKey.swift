@@ -86,6 +86,8 @@ public enum JobKey: String, Sendable, CaseIterable, Hashable {
     case requestTimeout = "request_timeout"
     /// `serve`: how long a client has to send a request's line and headers.
     case requestHeadTimeout = "request_head_timeout"
+    /// `serve`: threads that read connections and answer from memory.
+    case ioThreads = "io_threads"
     /// `warm`: time between progress log lines when standard error is not a terminal.
     case progressInterval = "progress_interval"
     /// Poster hosts that may be on internal addresses (a LAN image server); every other is refused there.

@@ -35,3 +35,13 @@ extension Setting where Value == Duration {
     /// A tenth of a second to an hour.
     private static let requestSeconds = SettingRange(0.1...3_600, unit: " seconds")
 }
+
+extension Setting where Value == Int {
+    /// Threads that read connections, and answer there what memory holds.
+    public static let ioThreads = Setting(
+        .ioThreads, .integer, default: nil, range: SettingRange(1...256),
+        help: "Threads that read connections and answer the films held in memory ({range}). Default one a core.",
+        meaning: "`serve`: threads that read connections and answer the films held in memory (a miss waits on"
+            + " OMDb apart from them)",
+        noDefault: "one a core")
+}

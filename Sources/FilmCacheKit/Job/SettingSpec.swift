@@ -40,6 +40,7 @@ public struct SettingSpec: Sendable {
         Setting.posterRate.spec, Setting.posterMaxInFlight.spec, Setting.posterMaxBytes.spec,
         Setting.posterRevalidateDays.spec, Setting.posterGoneRetryDays.spec, Setting.answerTTLHours.spec,
         Setting.negativeTTLHours.spec, Setting.requestTimeout.spec, Setting.requestHeadTimeout.spec,
+        Setting.ioThreads.spec,
         Setting.progressInterval.spec, Setting.posterAllowHosts.spec, Setting.sources.spec,
         Setting.tmdbTokenFile.spec, Setting.tmdbBaseURL.spec, Setting.tmdbRate.spec, Setting.tmdbMaxInFlight.spec,
         Setting.tmdbTTLDays.spec, Setting.tmdbFindTTLDays.spec,

@@ -72,6 +72,9 @@ extension FilmCacheCommand {
         @Option(help: Setting.requestHeadTimeout.argumentHelp)
         var requestHeadTimeout: Double?
 
+        @Option(help: Setting.ioThreads.argumentHelp)
+        var ioThreads: Int?
+
         @OptionGroup var fetch: FetchOptions
 
         @OptionGroup(title: "Freshness and budget") var planning: PlanOptions
@@ -90,6 +93,7 @@ extension FilmCacheCommand {
             flags.add(.negativeTTLHours, negativeTtlHours)
             flags.add(.requestTimeout, seconds: requestTimeout)
             flags.add(.requestHeadTimeout, seconds: requestHeadTimeout)
+            flags.add(.ioThreads, ioThreads)
             return flags
         }
 
@@ -147,6 +151,7 @@ extension FilmCacheCommand {
 
             var listenOptions = ServeListenOptions(host: host, port: port)
             if let deadline = given[.requestHeadTimeout] { listenOptions.headDeadline = deadline }
+            listenOptions.ioThreads = given[.ioThreads]
             do {
                 try await ServeHTTP.run(
                     engine: engine, tmdb: tmdb.engine, metrics: metrics, pages: pages, options: listenOptions,
