@@ -50,6 +50,7 @@ import Testing
         negative_ttl_hours = 2.5
         request_timeout = "4s"
         request_head_timeout = 0.5
+        io_threads = 3
         progress_interval = "1m"
         poster_allow_hosts = ["Images.LAN.", "[::1]"]
         sources = ["TMDb", "omdb", "tmdb"]
@@ -135,6 +136,7 @@ import Testing
         #expect(serveSettings.answerTTL == 72 * 3_600 && serveSettings.negativeAnswerTTL == 2.5 * 3_600)
         #expect(serveSettings.requestDeadline == .seconds(4))
         #expect(job.settings[.requestHeadTimeout] == .milliseconds(500))
+        #expect(job.settings[.ioThreads] == 3)
         #expect(job.progressInterval == .seconds(60))
         #expect(job.settings[.sources] == ["tmdb", "omdb"], "named once each, in the case TMDb's paths use")
         #expect(job.settings[.tmdbTokenFile] == directory.path + "/secrets/tmdb.token")
