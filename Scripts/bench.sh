@@ -17,7 +17,9 @@
 #           one's rate as a ratio to the first size's, and its peak RSS against the 32 MB goal (rate within 10%,
 #           RSS flat), with the largest sample of its memory split into what is mapped from files (code) and the rest
 #   serve   `filmcache serve`'s hit path under wrk vs nginx serving the same bodies (BENCH_SERVE_IDS 1000 films,
-#           BENCH_SERVE_SECONDS 10 a round), then its RSS across BENCH_SERVE_REQUESTS (1000000) requests
+#           BENCH_SERVE_SECONDS 10 a round), with one thread reading connections (as nginx's one worker) and
+#           with its default, each just started and then warm; then its RSS across BENCH_SERVE_REQUESTS
+#           (1000000) requests
 #   startup `filmcache show`, `quota` and `plan` on serve's small cache vs the sqlite3 CLI answering the same
 #           question, with hyperfine (medians of 30 runs)
 #   posters `filmcache posters` of BENCH_POSTERS (5000) images from nginx into a store vs curl --parallel
@@ -509,13 +511,17 @@ wrk_run() {
 millis() { python3 -c 'import re,sys; v,u=re.match(r"([\d.]+)(us|ms|s)",sys.argv[1]).groups(); print(float(v)*{"us":0.001,"ms":1,"s":1000}[u])' "$1"; }
 read -r nginx_rps nginx_p50 nginx_p99 _ < <(wrk_run "http://127.0.0.1:$port" "/?apikey=bench&i=" "$serve_seconds")
 printf '  nginx (static files) %9.0f req/s  p50 %8s  p99 %8s\n' "$nginx_rps" "$nginx_p50" "$nginx_p99"
-# serve as nginx runs here (one thread reading connections, as nginx's one worker), then with its default (one a core).
+# serve as nginx runs here (one thread reading connections, as nginx's one worker), then with its default (one a
+# core). Each just started ("cold": each film's first request reads the cache, and the hits behind it on its
+# connection wait), then again with every film held in memory, as nginx's files are in the page cache ("warm").
 for threads in 1 default; do
   if [ "$threads" = 1 ]; then start_serve --io-threads 1; label="serve --io-threads 1"; else start_serve; label="serve (one a core)"; fi
-  read -r serve_rps serve_p50 serve_p99 _ < <(wrk_run "http://127.0.0.1:$serve_port" "/?apikey=bench-token-0001&i=" "$serve_seconds")
-  printf '  %-20s %9.0f req/s  p50 %8s  p99 %8s   %s x nginx, p99 %s x (goal: >= 1.0, p99 <= 1.0)\n' \
-    "$label" "$serve_rps" "$serve_p50" "$serve_p99" "$(ratio "$serve_rps" "$nginx_rps")" \
-    "$(ratio "$(millis "$serve_p99")" "$(millis "$nginx_p99")")"
+  for state in cold warm; do
+    read -r serve_rps serve_p50 serve_p99 _ < <(wrk_run "http://127.0.0.1:$serve_port" "/?apikey=bench-token-0001&i=" "$serve_seconds")
+    printf '  %-20s %-4s %9.0f req/s  p50 %8s  p99 %8s   %s x nginx, p99 %s x (goal: >= 1.0, p99 <= 1.0)\n' \
+      "$label" "$state" "$serve_rps" "$serve_p50" "$serve_p99" "$(ratio "$serve_rps" "$nginx_rps")" \
+      "$(ratio "$(millis "$serve_p99")" "$(millis "$nginx_p99")")"
+  done
   if [ "$threads" = 1 ]; then kill -TERM "$serve_pid"; wait "$serve_pid" || true; fi
 done
 echo "  memory across $serve_requests requests (RSS of serve after each round):"
