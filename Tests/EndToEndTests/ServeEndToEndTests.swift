@@ -584,6 +584,10 @@ import Testing
                 } else {
                     #expect(own == 0 && shared == ProcessInfo.processInfo.activeProcessorCount, "\(names)")
                 }
+                // Its own threads are let go at the end: SIGTERM still ends it cleanly.
+                serve.binary.send(SIGTERM)
+                let ended = serve.binary.wait(timeout: 30)
+                #expect(ended.status == 0, "\(ended.stderr)")
             }
         }
     }
