@@ -70,9 +70,13 @@ public enum ServeHTTP {
             beside + [
                 ExhaustionWatchService(watcher: engine.exhaustion), DemandFlushService(flusher: engine.demand), app,
             ]
+        // Memory is filled beside the server, and the end of that ends nothing else.
+        let fill = ServiceGroupConfiguration.ServiceConfiguration(
+            service: MemoryFillService(engine: engine, logger: logger), successTerminationBehavior: .ignore,
+            failureTerminationBehavior: .ignore)
         let group = ServiceGroup(
             configuration: .init(
-                services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                services: services.map { .init(service: $0) } + [fill], gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {
             try await group.run()

@@ -592,6 +592,40 @@ import Testing
         }
     }
 
+    /// A serve started again puts the films apps asked for most in memory at start, beside the
+    /// server, and says how many; asking for them then costs no call.
+    @Test func aServeStartedAgainHoldsTheMostRequestedFilmsInMemory() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("serve-memory-fill")
+            defer { scratch.removeUnlessKept() }
+            let standIn = try StandInProcess()
+            let tokens = try ServeProcess.tokensFile(in: scratch.dir)
+            let ids = Array(ServeEndToEndTests.corpusIDs.prefix(3))
+            // serve's log line of what it held at start, once written.
+            func heldLine(_ serve: ServeProcess) -> Substring? {
+                let deadline = Date().addingTimeInterval(30)
+                while Date() < deadline {
+                    let line = serve.binary.stderrSoFar.split(separator: "\n").first {
+                        $0.contains("films held in memory at start")
+                    }
+                    if let line { return line }
+                    usleep(20_000)
+                }
+                return nil
+            }
+            let first = try ServeProcess(database: scratch.db, standIn: standIn, tokensFile: tokens)
+            #expect(heldLine(first)?.contains("films=0") == true, "\(first.binary.stderrSoFar)")
+            for id in ids { #expect(try first.omdb("i=\(id)").status == 200) }
+            // The request counts are written at the end.
+            first.binary.send(SIGTERM)
+            #expect(first.binary.wait(timeout: 30).status == 0)
+            let again = try ServeProcess(database: scratch.db, standIn: standIn, tokensFile: tokens)
+            #expect(heldLine(again)?.contains("films=3") == true, "\(again.binary.stderrSoFar)")
+            for id in ids { #expect(try again.omdb("i=\(id)").header("X-Cache") == "hit") }
+            #expect(try standIn.requestCount() == 3)
+        }
+    }
+
     /// The names of a process's threads, as the kernel keeps them (15 bytes at most).
     private static func threadNames(_ pid: Int32) -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []

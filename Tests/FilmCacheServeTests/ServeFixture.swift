@@ -26,23 +26,13 @@ struct ServeFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "filmcache-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let logger = Logger(label: "serve-tests") { _ in SwiftLogNoOpLogHandler() }
+        let logger = Self.logger
         let path = directory.appendingPathComponent("films.sqlite").path
         let store = try await SQLiteBackend.open(path: path, logger: logger)
-        var configuration = WarmConfiguration(databasePath: path, worklists: [], apiKey: APIKey("omdb-key")!)
-        configuration.baseURL = "http://omdb.invalid/"
-        configuration.rate = 1_000
-        configuration.burst = 1_000
-        configuration.backoff = Backoff(
-            base: .milliseconds(1), cap: .milliseconds(1), maxAttempts: 1, maxWait: .milliseconds(1))
         let wall = SettableWall(Date(timeIntervalSince1970: 1_795_000_000))
         let time = TimeSource(clock: ContinuousClock(), wall: wall.wall)
-        // No request gives up waiting for OMDb: on a loaded machine the deadline must not decide an answer.
-        var settings = ServeSettings()
-        settings.requestDeadline = .seconds(3_600)
-        let engine = ServeEngine(
-            store: store, tokens: try ServeTokens(text: token + "\n", file: "tokens"), configuration: configuration,
-            settings: settings, transport: upstream, time: time, logger: logger)
+        let configuration = Self.configuration(path: path)
+        let engine = try Self.engine(store: store, path: path, upstream: upstream, wall: wall)
         let metrics = ServeMetrics()
         let pages = ServePages(
             store: store, configuration: configuration, metrics: metrics, now: wall.wall.now, logger: logger)
@@ -72,6 +62,42 @@ struct ServeFixture {
             throw error
         }
         await fixture.close()
+    }
+
+    static let logger = Logger(label: "serve-tests") { _ in SwiftLogNoOpLogHandler() }
+
+    /// OMDb's side of the fixture's engines: a key, no rate limit to speak of, one try.
+    static func configuration(path: String) -> WarmConfiguration {
+        var configuration = WarmConfiguration(databasePath: path, worklists: [], apiKey: APIKey("omdb-key")!)
+        configuration.baseURL = "http://omdb.invalid/"
+        configuration.rate = 1_000
+        configuration.burst = 1_000
+        configuration.backoff = Backoff(
+            base: .milliseconds(1), cap: .milliseconds(1), maxAttempts: 1, maxWait: .milliseconds(1))
+        return configuration
+    }
+
+    /// An engine over `store` (the file at `path`) asking `upstream`, on `wall`'s clock, its memory
+    /// `memoryBytes` large.
+    static func engine(
+        store: SQLiteBackend, path: String, upstream: ScriptedUpstream, wall: SettableWall,
+        memoryBytes: Int = 64 << 20
+    ) throws -> ServeEngine {
+        // No request gives up waiting for OMDb: on a loaded machine the deadline must not decide an answer.
+        var settings = ServeSettings()
+        settings.requestDeadline = .seconds(3_600)
+        settings.memoryBytes = memoryBytes
+        return ServeEngine(
+            store: store, tokens: try ServeTokens(text: token + "\n", file: "tokens"),
+            configuration: configuration(path: path), settings: settings, transport: upstream,
+            time: TimeSource(clock: ContinuousClock(), wall: wall.wall), logger: logger)
+    }
+
+    /// A second engine over the fixture's cache, as a serve process started again has: nothing in memory.
+    func restartedEngine(memoryBytes: Int = 64 << 20) throws -> ServeEngine {
+        try Self.engine(
+            store: store, path: directory.appendingPathComponent("films.sqlite").path, upstream: upstream, wall: wall,
+            memoryBytes: memoryBytes)
     }
 
     /// Closes the cache and removes its directory.

@@ -85,6 +85,20 @@ public final class ServeEngine: Sendable {
         return body
     }
 
+    /// Puts in memory the fresh films apps asked for most (``AnswerCache/mostRequested(limit:)``),
+    /// most requested first, up to `limit` of them and while memory is under three quarters full
+    /// (so that the first are not pushed out again by the last): a serve just started answers them
+    /// as hits from its first request. Stops early when its task is cancelled. Returns how many it held.
+    public func holdMostRequested(limit: Int) async -> Int {
+        guard let entries = try? await store.mostRequested(limit: limit) else { return 0 }
+        var held = 0
+        for entry in entries {
+            guard !Task.isCancelled, memo.bytes < settings.memoryBytes / 4 * 3 else { break }
+            if (try? await cachedFilm(entry.imdbID, at: now()))?.fresh != nil { held += 1 }
+        }
+        return held
+    }
+
     /// Whether `token` is one of the client tokens: what opens the dashboard and `/quota` too.
     public func accepts(token: String) -> Bool {
         tokens.withLock { $0.accepts(token) }
