@@ -512,8 +512,9 @@ millis() { python3 -c 'import re,sys; v,u=re.match(r"([\d.]+)(us|ms|s)",sys.argv
 read -r nginx_rps nginx_p50 nginx_p99 _ < <(wrk_run "http://127.0.0.1:$port" "/?apikey=bench&i=" "$serve_seconds")
 printf '  nginx (static files) %9.0f req/s  p50 %8s  p99 %8s\n' "$nginx_rps" "$nginx_p50" "$nginx_p99"
 # serve as nginx runs here (one thread reading connections, as nginx's one worker), then with its default (one a
-# core). Each just started ("cold": each film's first request reads the cache, and the hits behind it on its
-# connection wait), then again with every film held in memory, as nginx's files are in the page cache ("warm").
+# core). Each just started ("cold": the first, on a cache no serve has asked of, reads each film from the cache
+# at its first request; the second starts again after it and holds the films the first was asked for), then
+# again with every film held in memory, as nginx's files are in the page cache ("warm").
 for threads in 1 default; do
   if [ "$threads" = 1 ]; then start_serve --io-threads 1; label="serve --io-threads 1"; else start_serve; label="serve (one a core)"; fi
   for state in cold warm; do

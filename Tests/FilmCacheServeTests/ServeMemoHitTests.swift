@@ -90,11 +90,11 @@ import Testing
             // The other film is held in memory (asked through the router in process: no client timeout
             // on a loaded machine).
             try await fixture.app.test(.router) { client in
-                defer { hold.open() }
                 let miss = try await client.execute(uri: Self.uri(Self.other), method: .get)
                 #expect(miss.status == .ok)
             }
             try await fixture.app.test(.live) { client in
+                defer { hold.open() }
                 // Both requests in one write: the second, a hit, is read while the first waits on OMDb.
                 let received = try await Self.pipelined([Self.id, Self.other], port: try #require(client.port)) {
                     let asked = await eventually { upstream.requested.contains(Self.id) }
