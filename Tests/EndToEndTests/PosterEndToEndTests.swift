@@ -71,7 +71,9 @@ import Testing
         for (file, line) in zip(finals, lines) {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: store + "/" + file))
             let name = (file as NSString).lastPathComponent
-            #expect(line.hasSuffix("  " + store + "/" + file), "sha256sum's line \(line) is not \(file)'s")
+            #expect(
+                line.hasSuffix("  " + store + "/" + file), "sha256sum's line \(line) is not \(file)'s",
+                sourceLocation: sourceLocation)
             #expect(
                 name == line.prefix(64) + ".jpg", "\(file) holds other bytes than its name says",
                 sourceLocation: sourceLocation)
