@@ -154,13 +154,16 @@ import Testing
         let lockPath = db + ".lock"
         let slow = ["--db", db, "--base-url", standIn.baseURL, "--rate", "2", "--burst", "1", "--max-in-flight", "1"]
 
-        // About six seconds of work: twelve IDs at two a second.
+        // Twelve IDs at two a second, one at a time.
         let first = try BackgroundRun("filmcache", ["warm"] + slow + [small], environment: ["OMDB_API_KEY": key])
         let deadline = Date().addingTimeInterval(30)
         while (try? String(contentsOfFile: lockPath, encoding: .utf8)) != "\(first.pid)\n" {
             try #require(Date() < deadline && first.isRunning, "the first warm takes the lock")
             Thread.sleep(forTimeInterval: 0.02)
         }
+        // Slow enough that the first warm is busy through everything below, however loaded the
+        // machine; it is sped up once the waiting warm has said so.
+        try standIn.setBehaviour("latency-ms=5000")
 
         let refused = try BuiltBinaries.run(
             "filmcache", ["warm"] + slow + [small], environment: ["OMDB_API_KEY": key])
@@ -173,8 +176,16 @@ import Testing
         #expect(plan.status == 0, "plan takes no lock: \(plan.stderr)")
         #expect(first.isRunning, "the first warm was still busy throughout")
 
-        let waited = try BuiltBinaries.run(
+        // The second run waits on the first, whatever the machine's load: the first stays in its
+        // calls until the second has said it waits, then is let go.
+        let waiting = try BackgroundRun(
             "filmcache", ["warm", "--wait"] + slow + [small], environment: ["OMDB_API_KEY": key])
+        while !waiting.stderrSoFar.contains("waiting for it") {
+            try #require(Date() < deadline.addingTimeInterval(60) && first.isRunning, "the second warm waits")
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        try standIn.setBehaviour("latency-ms=0")
+        let waited = waiting.wait()
         let firstOutput = first.wait()
         #expect(firstOutput.status == 0, "\(firstOutput.stderr)")
         #expect(waited.status == 0, "\(waited.stderr)")
@@ -230,6 +241,9 @@ final class BackgroundRun: @unchecked Sendable {
 
     /// Whether it has not ended yet.
     var isRunning: Bool { process.isRunning }
+
+    /// What it has written to standard error so far.
+    var stderrSoFar: String { String(decoding: stderr.soFar, as: UTF8.self) }
 
     /// Ends it with SIGKILL, as a crash would.
     func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }
