@@ -151,4 +151,47 @@ import Testing
             #expect(try claims() == "0", "the killed process's other flight deleted")
         }
     }
+
+    /// A stop (SIGTERM) while serve fills its memory at start cuts the fill short, whether the
+    /// database answers or has stopped answering, and loses none of the demand it read.
+    @Test func aStopDuringTheFillAtStartEndsItAtOnceEvenWithTheDatabaseFrozen() async throws {
+        try await offThePool {
+            // A server of its own: freezing the shared one would fail the tests beside it.
+            let server = try ScratchPostgres()
+            defer { server.remove() }
+            let scratch = try ReliabilityScratch("serve-pg-fill-stop")
+            defer { scratch.removeUnlessKept() }
+            let name = try server.createDatabase()
+            let url = server.url(database: name)
+            let environment = ["PGPASSWORD": server.password]
+            let filled = try BuiltBinaries.run(
+                "filmcache-bench", ["fill", "--db", url, "--rows", "20000"], environment: environment)
+            #expect(filled.status == 0, "\(filled.stderr)")
+            // Every film asked for once: a fill reads each with a query of its own, which takes this
+            // debug build far longer than the 20 s a stop is given below.
+            _ = try server.sql(
+                "INSERT INTO demand (imdb_id, requests, last_requested_at) SELECT imdb_id, 1, now() FROM films",
+                database: name)
+            let standIn = try StandInProcess()
+            let tokens = try ServeProcess.tokensFile(in: scratch.dir)
+            for frozen in [false, true] {
+                let serve = try ServeProcess(
+                    database: url, standIn: standIn, tokensFile: tokens, environment: environment)
+                if frozen { try server.freeze() }
+                defer { try? server.thaw() }
+                serve.binary.send(SIGTERM)
+                let stopped = Date()
+                let out = serve.binary.wait(timeout: 120)
+                let took = Date().timeIntervalSince(stopped)
+                try server.thaw()
+                #expect(out.status == 0, "frozen \(frozen): \(out.stderr)")
+                #expect(took < 20, "frozen \(frozen): the stop waited \(Int(took)) s on the fill: \(out.stderr)")
+                #expect(out.stderr.contains("msg=\"stopped\""), "frozen \(frozen): \(out.stderr)")
+                #expect(
+                    try server.sql("SELECT count(*), sum(requests) FROM demand", database: name)
+                        .trimmingCharacters(in: .whitespacesAndNewlines) == "20000|20000")
+                #expect(try standIn.requestCount() == 0)
+            }
+        }
+    }
 }
