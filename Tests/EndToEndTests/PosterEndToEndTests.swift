@@ -206,13 +206,21 @@ import Testing
         #expect(String(finals.count) == withPoster)
 
         // A SIGTERM stops cleanly: transfers in flight are recorded, exit 75, the rest resumes.
-        try standIn.setBehaviour("poster-version=2&latency-ms=40")
+        // Slow images, so that the run is still busy when the signal comes however loaded the machine;
+        // the signal comes once a request has arrived, which the run sends after its handlers are set.
+        try standIn.setBehaviour("poster-version=2&latency-ms=3000")
+        let requestsBefore = try posterCounters(standIn)["requests"] ?? 0
         let run = try RunningBinary(
             "filmcache",
             ["posters", "--db", db, "--store", store, "--poster-revalidate-days", "0", "--poster-max-in-flight", "4"]
                 + Self.allowStandIn)
-        usleep(600_000)
+        let deadline = Date().addingTimeInterval(60)
+        while try posterCounters(standIn)["requests"] ?? 0 == requestsBefore {
+            try #require(Date() < deadline && run.isRunning, "the run asks for an image")
+            usleep(20_000)
+        }
         run.send(SIGTERM)
+        try standIn.setBehaviour("latency-ms=0")
         let stopped = run.wait()
         #expect(stopped.status == 75, "\(stopped.stdout)\(stopped.stderr)")
         #expect(stopped.stdout.contains("stopped early: interrupted"))

@@ -87,9 +87,9 @@ import Testing
             let ids = GeneratedIDs.first(2_000)
             let worklist = try scratch.worklist("w.txt", ids)
             let url = try database()
-            // Slow enough answers (600 calls take one warm about 4 s) that all three have started
-            // before the budget is spent: each must then get a share.
-            let standIn = try StandInProcess(arguments: ["--generate", "2000", "--latency-ms", "50"], corpus: nil)
+            // Answers slow until all three warms hold claims, however loaded the machine, so that each
+            // gets a share of the budget; quicker after (600 calls then take one warm about 4 s).
+            let standIn = try StandInProcess(arguments: ["--generate", "2000", "--latency-ms", "5000"], corpus: nil)
             let warms = try (0..<3).map { _ in
                 try RunningBinary(
                     "filmcache",
@@ -98,6 +98,13 @@ import Testing
                         "--daily-limit", "600", "--reserve", "0", "--no-progress", worklist,
                     ], environment: environment())
             }
+            let deadline = Date().addingTimeInterval(60)
+            // (The claims table is made by the first warm.)
+            while (try? count(url, "SELECT count(DISTINCT run_id) FROM claims")) ?? 0 < 3 {
+                try #require(Date() < deadline && warms.allSatisfy(\.isRunning), "all three warms claim IDs")
+                usleep(50_000)
+            }
+            try standIn.setBehaviour("latency-ms=50")
             let outputs = warms.map { $0.wait(timeout: 120) }
             for out in outputs { #expect(out.status == 0 || out.status == 75, "\(out.stderr)") }
             let counters = try #require(try standIn.firstKeyCounters())
@@ -125,7 +132,9 @@ import Testing
             let ids = GeneratedIDs.first(600)
             let worklist = try scratch.worklist("w.txt", ids)
             let url = try database()
-            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
+            // OMDb is slow until the kill, so that however loaded the machine, the victim is still far
+            // from the end of the night then (600 IDs at 200 ms, four at a time: half a minute).
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "200"], corpus: nil)
             let arguments = [
                 "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
                 "--claim-lease", "10m", "--no-progress", worklist,
@@ -141,6 +150,7 @@ import Testing
             let others = try (0..<2).map { _ in try RunningBinary("filmcache", arguments, environment: environment()) }
             wait { (try? count(url, "SELECT count(*) FROM runs")) == 3 && films() >= 100 }
             victim.send(SIGKILL)
+            try standIn.setBehaviour("latency-ms=20")
             let killed = victim.wait()
             #expect(killed.status == SIGKILL, "the victim was still working: \(killed.stderr)")
             let committed = films()
@@ -174,7 +184,9 @@ import Testing
             let ids = GeneratedIDs.first(600)
             let worklist = try scratch.worklist("w.txt", ids)
             let url = try database()
-            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
+            // OMDb is slow until the session is cut, so that however loaded the machine, the night is still
+            // far from its end then: 600 IDs at 200 ms, four at a time, take half a minute.
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "200"], corpus: nil)
             let arguments = [
                 "warm", "--db", url, "--base-url", standIn.baseURL, "--rate", "0", "--max-in-flight", "4",
                 "--claim-lease", "10m", "--no-progress", worklist,
@@ -193,9 +205,6 @@ import Testing
             let cut = try RunningBinary("filmcache", arguments, environment: environment())
             wait { films() >= 40 && sessions().count == 1 }
             let session = sessions()
-            // OMDb slows down until the session is cut, so that on a loaded machine the night is still far
-            // from its end then: 500 IDs left at 200 ms and 8 in flight take over 12 s.
-            try standIn.setBehaviour("latency-ms=200")
             let other = try RunningBinary("filmcache", arguments, environment: environment())
             wait { (try? count(url, "SELECT count(*) FROM runs")) == 2 && films() >= 100 }
             try #require(cut.isRunning, "the warm whose session is to be cut ended first: \(films()) films")

@@ -65,10 +65,10 @@ import Testing
         try await offThePool {
             let worklist = try scratch.worklist("w.txt", GeneratedIDs.first(2_000))
             let database = try server.createDatabase()
-            // Slow enough answers (600 calls take one warm about 4 s) that all three have started
-            // before the budget is spent: each must then get a share.
+            // Answers slow until all three warms hold claims, however loaded the machine, so that each
+            // gets a share of the budget; quicker after (600 calls then take one warm about 4 s).
             let standIn = try StandInProcess(
-                arguments: ["--generate", "2000", "--latency-ms", "50"], corpus: nil, host: hosts.address)
+                arguments: ["--generate", "2000", "--latency-ms", "5000"], corpus: nil, host: hosts.address)
             // The hosts are apart: the stand-in is reached over the bridge and not on a host's own loopback.
             #expect(try reaches(0, standIn.baseURL + "__standin/stats"))
             #expect(try !reaches(0, "http://127.0.0.1:\(standIn.port)/__standin/stats"), "a host's loopback is its own")
@@ -77,6 +77,7 @@ import Testing
             let warms = try (0..<3).map { try warm(on: $0, database, standIn, flags, worklist) }
             // Which addresses the server sees the warms connect from, while they run.
             var clients = Set<String>()
+            var allClaim = false
             let deadline = Date().addingTimeInterval(120)
             while warms.contains(where: \.isRunning), Date() < deadline {
                 let seen = try sql(
@@ -84,8 +85,14 @@ import Testing
                     "SELECT DISTINCT host(client_addr) FROM pg_stat_activity WHERE datname = current_database()"
                         + " AND client_addr IS NOT NULL")
                 clients.formUnion(seen.split(separator: "\n").map(String.init))
+                // (The claims table is made by the first warm.)
+                if !allClaim, (try? count(database, "SELECT count(DISTINCT run_id) FROM claims")) == 3 {
+                    try standIn.setBehaviour("latency-ms=50")
+                    allClaim = true
+                }
                 usleep(100_000)
             }
+            #expect(allClaim, "all three warms held claims at once")
             let outputs = warms.map { $0.wait(timeout: 30) }
             for out in outputs { #expect(out.status == 0 || out.status == 75, "\(out.stderr)") }
             #expect(clients == Set(hosts.hostAddresses), "each host connected from its own address: \(clients)")
@@ -116,8 +123,10 @@ import Testing
             let ids = GeneratedIDs.first(1_200)
             let worklist = try scratch.worklist("w.txt", ids)
             let database = try server.createDatabase()
+            // OMDb is slow until the kill, so that however loaded the machine, the victim is still far
+            // from the end of the night then.
             let standIn = try StandInProcess(
-                arguments: ["--generate", "1200", "--latency-ms", "20"], corpus: nil, host: hosts.address)
+                arguments: ["--generate", "1200", "--latency-ms", "200"], corpus: nil, host: hosts.address)
             let flags = ["--max-in-flight", "4", "--claim-lease", "10m", "--daily-limit", "100000", "--reserve", "0"]
             func films() -> Int { (try? count(database, "SELECT count(*) FROM films")) ?? 0 }
             func wait(until done: () -> Bool) {
@@ -131,6 +140,7 @@ import Testing
             let others = try (1..<3).map { try warm(on: $0, database, standIn, flags, worklist) }
             wait { (try? count(database, "SELECT count(*) FROM runs")) == 3 && films() >= 150 }
             victim.send(SIGKILL)
+            try standIn.setBehaviour("latency-ms=20")
             let killed = victim.wait()
             #expect(killed.status == SIGKILL, "the victim was still working: \(killed.stderr)")
             let committed = films()

@@ -30,7 +30,9 @@ import Testing
 
     /// A warm of the 600 IDs into a new database, started, with ten-minute claim leases (so that a
     /// warm after it finishes in time only if the server freed what this one held when its session
-    /// ended); returns once it has stored `films` films.
+    /// ended); returns once it has stored `films` films. The stand-in's latency keeps the rest of the
+    /// work long (at 200 ms, four at a time: half a minute) however slow the machine, until the test
+    /// lowers it.
     func warmUnderWay(until films: Int, standIn: StandInProcess) throws -> (RunningBinary, String) {
         let database = try server.createDatabase()
         let warm = try RunningBinary(
@@ -66,9 +68,10 @@ import Testing
 
     @Test func aServerRestartMidRunEndsCleanlyAndTheLedgerCoversEveryCall() async throws {
         try await offThePool {
-            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "200"], corpus: nil)
             let (warm, database) = try warmUnderWay(until: 50, standIn: standIn)
             try server.restart()
+            try standIn.setBehaviour("latency-ms=20")
             let out = warm.wait(timeout: 120)
             #expect(out.status == 0 || out.status == 75, "exit \(out.status): \(out.stderr)")
             #expect(!out.stderr.contains(server.password))
@@ -78,11 +81,12 @@ import Testing
 
     @Test func aServerFrozenForAMomentIsWaitedOut() async throws {
         try await offThePool {
-            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "200"], corpus: nil)
             let (warm, database) = try warmUnderWay(until: 50, standIn: standIn)
             try server.freeze()
             sleep(4)
             try server.thaw()
+            try standIn.setBehaviour("latency-ms=20")
             let out = warm.wait(timeout: 120)
             #expect(out.status == 0, "exit \(out.status): \(out.stderr)")
             #expect(try count(database, "SELECT count(*) FROM films") == 600)
@@ -93,9 +97,10 @@ import Testing
 
     @Test func aServerThatStopsAnsweringEndsTheWarmWith75NotAHang() async throws {
         try await offThePool {
-            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "20"], corpus: nil)
+            let standIn = try StandInProcess(arguments: ["--generate", "600", "--latency-ms", "200"], corpus: nil)
             let (warm, database) = try warmUnderWay(until: 50, standIn: standIn)
             try server.freeze()
+            try standIn.setBehaviour("latency-ms=20")
             let frozen = Date()
             // A probe waits 10 s for the server; each of the warm's last few operations finds it gone.
             let out = warm.wait(timeout: 150)

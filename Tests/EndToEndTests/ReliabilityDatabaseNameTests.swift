@@ -34,8 +34,12 @@ extension Reliability {
                 try #require(Date() < deadline && first.isRunning, "the first warm takes the lock")
                 Thread.sleep(forTimeInterval: 0.02)
             }
+            // The first warm stays busy, however loaded the machine, until the second has tried.
+            try standIn.setBehaviour("latency-ms=5000")
             let second = try BuiltBinaries.run(
                 "filmcache", ["warm", "--db", alias] + slow + [list], environment: ["OMDB_API_KEY": key])
+            #expect(first.isRunning, "the first warm was still busy")
+            try standIn.setBehaviour("latency-ms=0")
             #expect(second.status == 75, "\(second.stderr)")
             #expect(second.stderr.contains("another warm holds \(lockPath)"), "\(second.stderr)")
             #expect(!FileManager.default.fileExists(atPath: alias + ".lock"), "no second lock beside the alias")

@@ -318,7 +318,18 @@ import Testing
                     "/usr/bin/curl",
                     ["-s", "-w", "\n%{http_code}", "\(serve.base)/?apikey=\(ServeProcess.tokens[0])&i=\(id)"])
             }
-            Thread.sleep(forTimeInterval: 0.6)
+            // The signal comes once all five clients are connected and OMDb holds the first call (the
+            // others wait for it to answer).
+            let deadline = Date().addingTimeInterval(60)
+            while try standIn.requestCount() < 1
+                || ReliabilityProcess.run(
+                    "/usr/bin/ss", ["-Htn", "state", "established", "( sport = :\(serve.port) )"]
+                )
+                .stdout.split(separator: "\n").count < 5
+            {
+                try #require(Date() < deadline, "five clients connected, a call sent")
+                usleep(20_000)
+            }
             serve.binary.send(SIGTERM)
             for (id, client) in zip(ids, clients) {
                 let output = client.wait(timeout: 30)

@@ -236,8 +236,8 @@ extension TitleListEndToEndTests {
                 "watchlist.csv", rows: (1...200).map { (Self.film($0).title, Self.film($0).year) })
             let server = try ScratchPostgres.shared()
             let database = try server.createDatabase()
-            // Slow enough answers that both warms are at work before either is done.
-            let standIn = try StandInProcess(arguments: ["--latency-ms", "20"], corpus: dir + "/corpus")
+            // Answers slow until both warms hold claims, however loaded the machine; quick after.
+            let standIn = try StandInProcess(arguments: ["--latency-ms", "5000"], corpus: dir + "/corpus")
             var environment = environment
             environment["PGPASSWORD"] = server.password
             let warms = try (0..<2).map { _ in
@@ -248,6 +248,15 @@ extension TitleListEndToEndTests {
                         "--max-in-flight", "4", "--no-progress", list,
                     ], environment: environment)
             }
+            let deadline = Date().addingTimeInterval(60)
+            // (The claims table is made by the first warm.)
+            while (try? server.sql("SELECT count(DISTINCT run_id) FROM claims", database: database))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) != "2"
+            {
+                try #require(Date() < deadline && warms.allSatisfy(\.isRunning), "both warms claim titles")
+                usleep(50_000)
+            }
+            try standIn.setBehaviour("latency-ms=20")
             for out in warms.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }
             // A title is claimed as an ID is: one call for each across both warms.
             #expect(try standIn.requestCount() == 200)
