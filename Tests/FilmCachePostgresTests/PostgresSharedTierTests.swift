@@ -230,11 +230,12 @@ import Testing
                     COMMIT;
                     """)
             }
-            // The commit holds the claim's row once its DELETE ran.
+            // The commit holds the claim's row once its DELETE ran: once it sleeps (the whole string
+            // shows as the active query from its first statement on).
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline,
                 try database.sql(
-                    "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(2)%' AND state = 'active'"
+                    "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(2)%' AND wait_event = 'PgSleep'"
                         + " AND pid <> pg_backend_pid()") == "0"
             {
                 try await Task.sleep(for: .milliseconds(20))
