@@ -180,8 +180,9 @@ import Testing
         // calls until the second has said it waits, then is let go.
         let waiting = try BackgroundRun(
             "filmcache", ["warm", "--wait"] + slow + [small], environment: ["OMDB_API_KEY": key])
+        let waitDeadline = Date().addingTimeInterval(60)
         while !waiting.stderrSoFar.contains("waiting for it") {
-            try #require(Date() < deadline.addingTimeInterval(60) && first.isRunning, "the second warm waits")
+            try #require(Date() < waitDeadline && first.isRunning, "the second warm waits")
             Thread.sleep(forTimeInterval: 0.02)
         }
         try standIn.setBehaviour("latency-ms=0")
