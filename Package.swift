@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "FilmCacheServeTests",
             dependencies: [
-                "FilmCacheServe", "FilmCacheKit", "FilmCacheSQLite", "SplitMix",
+                "FilmCacheServe", "FilmCacheKit", "FilmCacheSQLite", "FilmCacheTestSupport", "SplitMix",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

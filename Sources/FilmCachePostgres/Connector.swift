@@ -60,7 +60,7 @@ final class Connector: Sendable, CustomStringConvertible, CustomDebugStringConve
         configuration.options.maximumConnections = Self.maximumConnections
         configuration.options.connectTimeout = .seconds(Self.connectLimit.components.seconds)
         configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
-        return PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return PostgresClient(configuration: configuration, backgroundLogger: PoolLogHandler.logger(logger))
     }
 
     /// How long a connection may take, from the first packet to the server's "ready".

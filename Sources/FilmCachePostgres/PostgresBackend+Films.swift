@@ -133,6 +133,17 @@ extension PostgresBackend {
         }
     }
 
+    public func films(_ imdbIDs: [String]) async throws(StoreError) -> [IMDBFilm] {
+        guard !imdbIDs.isEmpty else { return [] }
+        let select = filmSQL.select
+        return try await withConnection { c, logger in
+            try await c.rows(
+                PostgresQuery(unsafeSQL: select + " WHERE imdb_id = ANY($1::text[])", binds: Self.binds(imdbIDs)),
+                logger
+            ).map(FilmSQL.film)
+        }
+    }
+
     public func films(after afterID: String, limit: Int, since: Date?) async throws(StoreError) -> [IMDBFilm] {
         let select = filmSQL.select
         return try await withConnection { c, logger in

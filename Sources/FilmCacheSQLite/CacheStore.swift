@@ -308,6 +308,17 @@ public final class CacheStore: Sendable {
         }
     }
 
+    /// The cached films with these IDs, in no particular order; an ID the cache lacks is left out.
+    public func films(_ imdbIDs: [String]) throws(StoreError) -> [IMDBFilm] {
+        guard !imdbIDs.isEmpty else { return [] }
+        return try withConnection { c throws(StoreError) in
+            try c.db.cached(
+                "SELECT \(FilmRow.columns.joined(separator: ", ")) FROM films"
+                    + " WHERE imdb_id IN (SELECT value FROM json_each(?))"
+            ).query([.text(JSONText.array(imdbIDs))]) { FilmRow.film(from: $0) }
+        }
+    }
+
     /// The not-found or failure entry for this ID, if any.
     public func lookup(_ imdbID: String) throws(StoreError) -> LookupEntry? {
         try withConnection { c throws(StoreError) in

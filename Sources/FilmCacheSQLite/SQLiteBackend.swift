@@ -77,6 +77,10 @@ public final class SQLiteBackend: CacheBackend {
         try await run { s throws(StoreError) in try s.film(imdbID) }
     }
 
+    public func films(_ imdbIDs: [String]) async throws(StoreError) -> [IMDBFilm] {
+        try await run { s throws(StoreError) in try s.films(imdbIDs) }
+    }
+
     public func lookup(_ imdbID: String) async throws(StoreError) -> LookupEntry? {
         try await run { s throws(StoreError) in try s.lookup(imdbID) }
     }

@@ -156,10 +156,8 @@ import Testing
 
         // Twelve IDs at two a second, one at a time.
         let first = try BackgroundRun("filmcache", ["warm"] + slow + [small], environment: ["OMDB_API_KEY": key])
-        let deadline = Date().addingTimeInterval(30)
-        while (try? String(contentsOfFile: lockPath, encoding: .utf8)) != "\(first.pid)\n" {
-            try #require(Date() < deadline && first.isRunning, "the first warm takes the lock")
-            Thread.sleep(forTimeInterval: 0.02)
+        try waitFor("the first warm takes the lock", seconds: 30, every: 0.02, while: first.isRunning) {
+            (try? String(contentsOfFile: lockPath, encoding: .utf8)) == "\(first.pid)\n"
         }
         // Slow enough that the first warm is busy through everything below, however loaded the
         // machine; it is sped up once the waiting warm has said so.
@@ -180,10 +178,8 @@ import Testing
         // calls until the second has said it waits, then is let go.
         let waiting = try BackgroundRun(
             "filmcache", ["warm", "--wait"] + slow + [small], environment: ["OMDB_API_KEY": key])
-        let waitDeadline = Date().addingTimeInterval(60)
-        while !waiting.stderrSoFar.contains("waiting for it") {
-            try #require(Date() < waitDeadline && first.isRunning, "the second warm waits")
-            Thread.sleep(forTimeInterval: 0.02)
+        try waitFor("the second warm waits", every: 0.02, while: first.isRunning) {
+            waiting.stderrSoFar.contains("waiting for it")
         }
         try standIn.setBehaviour("latency-ms=0")
         let waited = waiting.wait()
@@ -203,10 +199,8 @@ import Testing
         let db = dir + "/films.sqlite"
         let args = ["warm", "--db", db, "--base-url", standIn.baseURL, "--rate", "0", small]
         let first = try BackgroundRun("filmcache", args, environment: ["OMDB_API_KEY": key])
-        let deadline = Date().addingTimeInterval(30)
-        while (try? String(contentsOfFile: db + ".lock", encoding: .utf8)) != "\(first.pid)\n" {
-            try #require(Date() < deadline && first.isRunning, "the first warm takes the lock")
-            Thread.sleep(forTimeInterval: 0.02)
+        try waitFor("the first warm takes the lock", seconds: 30, every: 0.02, while: first.isRunning) {
+            (try? String(contentsOfFile: db + ".lock", encoding: .utf8)) == "\(first.pid)\n"
         }
         first.kill()
         _ = first.wait()

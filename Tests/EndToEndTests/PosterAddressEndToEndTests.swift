@@ -221,13 +221,15 @@ final class Redirector: @unchecked Sendable {
     init(to target: String) throws {
         log = NSTemporaryDirectory() + "/redirector-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process = try RunningBinary("/usr/bin/python3", ["-c", Self.script, target, log])
-        let deadline = Date().addingTimeInterval(30)
+        let process = try RunningBinary("/usr/bin/python3", ["-c", Self.script, target, log])
+        self.process = process
         var port: Int?
-        while port == nil, Date() < deadline, process.isRunning {
+        try waitFor(
+            "the redirector's port", seconds: 30, every: 0.02, while: process.isRunning, ifNotMet: .returnFalse
+        ) {
             let text = process.stderrSoFar
             if let range = text.range(of: "port ") { port = Int(text[range.upperBound...].prefix { $0.isNumber }) }
-            if port == nil { usleep(20_000) }
+            return port != nil
         }
         guard let port else {
             process.send(SIGKILL)

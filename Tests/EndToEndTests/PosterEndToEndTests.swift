@@ -214,10 +214,8 @@ import Testing
             "filmcache",
             ["posters", "--db", db, "--store", store, "--poster-revalidate-days", "0", "--poster-max-in-flight", "4"]
                 + Self.allowStandIn)
-        let deadline = Date().addingTimeInterval(60)
-        while try posterCounters(standIn)["requests"] ?? 0 == requestsBefore {
-            try #require(Date() < deadline && run.isRunning, "the run asks for an image")
-            usleep(20_000)
+        try waitFor("the run asks for an image", every: 0.02, while: run.isRunning) {
+            try posterCounters(standIn)["requests"] ?? 0 != requestsBefore
         }
         run.send(SIGTERM)
         try standIn.setBehaviour("latency-ms=0")

@@ -54,9 +54,9 @@ import Testing
                 SELECT count(DISTINCT pid) FROM pg_stat_activity
                 WHERE datname = current_database() AND application_name = 'filmcache' AND wait_event_type = 'Lock'
                 """
-            let deadline = Date().addingTimeInterval(30)
-            while try count(database, waitingOnTheLock) < commands.count, Date() < deadline { usleep(50_000) }
-            #expect(try count(database, waitingOnTheLock) >= commands.count, "each command is mid-statement")
+            try waitFor("each command is mid-statement", seconds: 30, ifNotMet: .record) {
+                try count(database, waitingOnTheLock) >= commands.count
+            }
             #expect(runs.allSatisfy { $0.isRunning }, "no command ended before the server froze")
 
             try server.freeze()

@@ -86,7 +86,8 @@ import Testing
         try await offThePool {
             let ids = GeneratedIDs.first(2_000)
             let worklist = try scratch.worklist("w.txt", ids)
-            let url = try database()
+            let name = try server.createDatabase()
+            let url = server.url(database: name)
             // Answers slow until all three warms hold claims, however loaded the machine, so that each
             // gets a share of the budget; quicker after (600 calls then take one warm about 4 s).
             let standIn = try StandInProcess(arguments: ["--generate", "2000", "--latency-ms", "5000"], corpus: nil)
@@ -98,11 +99,8 @@ import Testing
                         "--daily-limit", "600", "--reserve", "0", "--no-progress", worklist,
                     ], environment: environment())
             }
-            let deadline = Date().addingTimeInterval(60)
-            // (The claims table is made by the first warm.)
-            while (try? count(url, "SELECT count(DISTINCT run_id) FROM claims")) ?? 0 < 3 {
-                try #require(Date() < deadline && warms.allSatisfy(\.isRunning), "all three warms claim IDs")
-                usleep(50_000)
+            try waitFor("all three warms claim IDs", while: warms.allSatisfy(\.isRunning)) {
+                server.runsHoldingClaims(in: name) >= 3
             }
             try standIn.setBehaviour("latency-ms=50")
             let outputs = warms.map { $0.wait(timeout: 120) }
@@ -140,15 +138,13 @@ import Testing
                 "--claim-lease", "10m", "--no-progress", worklist,
             ]
             func films() -> Int { (try? count(url, "SELECT count(*) FROM films")) ?? 0 }
-            func wait(until done: () -> Bool) {
-                let deadline = Date().addingTimeInterval(60)
-                while !done(), Date() < deadline { usleep(20_000) }
-            }
             // The victim starts first (its run is the first) and commits some; the others join it.
             let victim = try RunningBinary("filmcache", arguments, environment: environment())
-            wait { films() >= 40 }
+            try waitFor("the victim's first 40 films", every: 0.02, ifNotMet: .returnFalse) { films() >= 40 }
             let others = try (0..<2).map { _ in try RunningBinary("filmcache", arguments, environment: environment()) }
-            wait { (try? count(url, "SELECT count(*) FROM runs")) == 3 && films() >= 100 }
+            try waitFor("three runs and 100 films", every: 0.02, ifNotMet: .returnFalse) {
+                (try? count(url, "SELECT count(*) FROM runs")) == 3 && films() >= 100
+            }
             victim.send(SIGKILL)
             try standIn.setBehaviour("latency-ms=20")
             let killed = victim.wait()
@@ -198,15 +194,15 @@ import Testing
                     "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
                         + " AND application_name = 'filmcache session'")) ?? "").split(separator: "\n").map(String.init)
             }
-            func wait(until done: () -> Bool) {
-                let deadline = Date().addingTimeInterval(60)
-                while !done(), Date() < deadline { usleep(20_000) }
-            }
             let cut = try RunningBinary("filmcache", arguments, environment: environment())
-            wait { films() >= 40 && sessions().count == 1 }
+            try waitFor("40 films and the warm's session", every: 0.02, ifNotMet: .returnFalse) {
+                films() >= 40 && sessions().count == 1
+            }
             let session = sessions()
             let other = try RunningBinary("filmcache", arguments, environment: environment())
-            wait { (try? count(url, "SELECT count(*) FROM runs")) == 2 && films() >= 100 }
+            try waitFor("two runs and 100 films", every: 0.02, ifNotMet: .returnFalse) {
+                (try? count(url, "SELECT count(*) FROM runs")) == 2 && films() >= 100
+            }
             try #require(cut.isRunning, "the warm whose session is to be cut ended first: \(films()) films")
             #expect(try sql(url, "SELECT pg_terminate_backend(\(session.first ?? "0"))") == "t")
             try standIn.setBehaviour("latency-ms=20")
@@ -243,19 +239,18 @@ import Testing
                     environment: environment())
             }
             let slow = try warm(open, ["--rate", "1", "--burst", "1", "--max-in-flight", "8"])
-            var deadline = Date().addingTimeInterval(30)
-            while try open.requestCount() < 2, Date() < deadline { usleep(50_000) }
+            try waitFor("the slow warm's first two calls", seconds: 30, ifNotMet: .returnFalse) {
+                try open.requestCount() >= 2
+            }
             let fast = try warm(limited, ["--rate", "0", "--max-in-flight", "1"])
-            deadline = Date().addingTimeInterval(60)
             let exhausted = "SELECT count(*) FROM quota_ledger WHERE exhausted_at IS NOT NULL"
-            while try count(url, exhausted) == 0, Date() < deadline { usleep(20_000) }
+            try waitFor("the limit recorded", every: 0.02, ifNotMet: .returnFalse) { try count(url, exhausted) != 0 }
             let sentAtTheRecord = try open.requestCount()
             #expect(try count(url, exhausted) == 1, "the fast warm recorded the limit")
             // The notice reaches the slow warm (however long the machine takes to pass it on) ...
-            deadline = Date().addingTimeInterval(60)
-            while !slow.stderrSoFar.contains("limit reached by another warm"), slow.isRunning, Date() < deadline {
-                usleep(20_000)
-            }
+            try waitFor(
+                "the notice in the slow warm's log", every: 0.02, while: slow.isRunning, ifNotMet: .returnFalse
+            ) { slow.stderrSoFar.contains("limit reached by another warm") }
             let sentAtTheNotice = try open.requestCount()
             let fastOut = fast.wait(timeout: 60)
             let slowOut = slow.wait(timeout: 30)

@@ -86,7 +86,7 @@ import Testing
                         + " AND client_addr IS NOT NULL")
                 clients.formUnion(seen.split(separator: "\n").map(String.init))
                 // (The claims table is made by the first warm.)
-                if !allClaim, (try? count(database, "SELECT count(DISTINCT run_id) FROM claims")) == 3 {
+                if !allClaim, server.runsHoldingClaims(in: database) == 3 {
                     try standIn.setBehaviour("latency-ms=50")
                     allClaim = true
                 }
@@ -129,16 +129,14 @@ import Testing
                 arguments: ["--generate", "1200", "--latency-ms", "200"], corpus: nil, host: hosts.address)
             let flags = ["--max-in-flight", "4", "--claim-lease", "10m", "--daily-limit", "100000", "--reserve", "0"]
             func films() -> Int { (try? count(database, "SELECT count(*) FROM films")) ?? 0 }
-            func wait(until done: () -> Bool) {
-                let deadline = Date().addingTimeInterval(60)
-                while !done(), Date() < deadline { usleep(20_000) }
-            }
 
             // The victim starts first (its run is the first) and commits some; the others join it.
             let victim = try warm(on: 0, database, standIn, flags, worklist)
-            wait { films() >= 40 }
+            try waitFor("the victim's first 40 films", every: 0.02, ifNotMet: .returnFalse) { films() >= 40 }
             let others = try (1..<3).map { try warm(on: $0, database, standIn, flags, worklist) }
-            wait { (try? count(database, "SELECT count(*) FROM runs")) == 3 && films() >= 150 }
+            try waitFor("three runs and 150 films", every: 0.02, ifNotMet: .returnFalse) {
+                (try? count(database, "SELECT count(*) FROM runs")) == 3 && films() >= 150
+            }
             victim.send(SIGKILL)
             try standIn.setBehaviour("latency-ms=20")
             let killed = victim.wait()

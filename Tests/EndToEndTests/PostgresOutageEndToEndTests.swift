@@ -41,9 +41,8 @@ import Testing
                 "warm", "--db", server.url(database: database), "--base-url", standIn.baseURL, "--rate", "0",
                 "--max-in-flight", "4", "--claim-lease", "10m", "--no-progress", try scratch.worklist("w.txt", ids),
             ], environment: environment)
-        let deadline = Date().addingTimeInterval(60)
-        while ((try? count(database, "SELECT count(*) FROM films")) ?? 0) < films, Date() < deadline {
-            usleep(50_000)
+        try waitFor("\(films) films stored", ifNotMet: .returnFalse) {
+            ((try? count(database, "SELECT count(*) FROM films")) ?? 0) >= films
         }
         return (warm, database)
     }

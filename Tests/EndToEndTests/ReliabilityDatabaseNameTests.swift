@@ -29,10 +29,8 @@ extension Reliability {
             let first = try BackgroundRun(
                 "filmcache", ["warm", "--db", scratch.db] + slow + [list], environment: ["OMDB_API_KEY": key])
             let lockPath = scratch.db + ".lock"
-            let deadline = Date().addingTimeInterval(30)
-            while (try? String(contentsOfFile: lockPath, encoding: .utf8)) != "\(first.pid)\n" {
-                try #require(Date() < deadline && first.isRunning, "the first warm takes the lock")
-                Thread.sleep(forTimeInterval: 0.02)
+            try waitFor("the first warm takes the lock", seconds: 30, every: 0.02, while: first.isRunning) {
+                (try? String(contentsOfFile: lockPath, encoding: .utf8)) == "\(first.pid)\n"
             }
             // The first warm stays busy, however loaded the machine, until the second has tried.
             try standIn.setBehaviour("latency-ms=5000")

@@ -25,26 +25,19 @@ extension Reliability {
             hits(String(decoding: data.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self))
         }
 
-        /// Waits until `path` exists, polling for up to ten seconds.
-        func waitFor(_ path: String, while run: BackgroundRun) {
-            let deadline = Date().addingTimeInterval(10)
-            while !FileManager.default.fileExists(atPath: path), run.isRunning, Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-        }
-
         /// The process arguments of `run` as the kernel shows them, NUL-separated; read until they show
         /// (for up to two seconds), as a process just started or just ended shows none.
-        func arguments(of run: BackgroundRun) -> Data {
-            let deadline = Date().addingTimeInterval(2)
-            while true {
+        func arguments(of run: BackgroundRun) throws -> Data {
+            var shown = Data()
+            try waitFor(
+                "the arguments in /proc", seconds: 2, every: 0.01, while: run.isRunning, ifNotMet: .returnFalse
+            ) {
                 let handle = FileHandle(forReadingAtPath: "/proc/\(run.pid)/cmdline")
-                let data = (try? handle?.readToEnd()) ?? nil
+                shown = ((try? handle?.readToEnd()) ?? nil) ?? Data()
                 try? handle?.close()
-                if let data, !data.isEmpty { return data }
-                if Date() > deadline || !run.isRunning { return Data() }
-                Thread.sleep(forTimeInterval: 0.01)
+                return !shown.isEmpty
             }
+            return shown
         }
 
         /// Two warms (environment and key file; JSON and logfmt logs; trace level; faults), then every report.
@@ -84,8 +77,10 @@ extension Reliability {
                 for run in runs {
                     // Paced so that it runs for over a second: a finished process's arguments read as empty.
                     let running = try BackgroundRun("filmcache", run.arguments, environment: run.environment)
-                    let cmdline = arguments(of: running)
-                    waitFor(scratch.db + "-wal", while: running)
+                    let cmdline = try arguments(of: running)
+                    try waitFor(
+                        "the -wal file", seconds: 10, every: 0.02, while: running.isRunning, ifNotMet: .returnFalse
+                    ) { FileManager.default.fileExists(atPath: scratch.db + "-wal") }
                     #expect(running.isRunning && !cmdline.isEmpty, "\(run.name) was looked at while it ran")
                     #expect(!hits(cmdline), "\(run.name): the key is not a process argument")
                     for suffix in ["", "-wal", "-shm"] {

@@ -83,15 +83,16 @@ extension Reliability {
                 let before = try standIn.requestCount()
                 let run = try BackgroundRun("filmcache", arguments, environment: environment)
                 let deadline = Date().addingTimeInterval(60)
-                while try standIn.requestCount() - before < calls, run.isRunning, Date() < deadline {
-                    Thread.sleep(forTimeInterval: 0.005)
+                try waitFor("\(calls) calls of this run", every: 0.005, while: run.isRunning, ifNotMet: .returnFalse) {
+                    try standIn.requestCount() - before >= calls
                 }
                 // Every third kill also waits for this run's first commit, so that some kills surely land
-                // after one, wherever a loaded machine moves the random moments.
+                // after one, wherever a loaded machine moves the random moments (within the same minute).
                 if iteration % 3 == 0 {
-                    while run.isRunning, Date() < deadline, try !committedMore(than: committed.count) {
-                        Thread.sleep(forTimeInterval: 0.01)
-                    }
+                    try waitFor(
+                        "this run's first commit", seconds: deadline.timeIntervalSinceNow, every: 0.01,
+                        while: run.isRunning, ifNotMet: .returnFalse
+                    ) { try committedMore(than: committed.count) }
                 }
                 Thread.sleep(forTimeInterval: Double(jitter) / 1_000)
                 run.kill()

@@ -144,9 +144,8 @@ extension Reliability {
                     "100000", list,
                 ]
                 let run = try BackgroundRun("filmcache", arguments, environment: ["OMDB_API_KEY": key])
-                let deadline = Date().addingTimeInterval(60)
-                while try standIn.requestCount() < 200, run.isRunning, Date() < deadline {
-                    Thread.sleep(forTimeInterval: 0.01)
+                try waitFor("200 calls served", every: 0.01, while: run.isRunning, ifNotMet: .returnFalse) {
+                    try standIn.requestCount() >= 200
                 }
                 run.kill()
                 _ = run.wait()

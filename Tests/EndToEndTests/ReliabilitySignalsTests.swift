@@ -32,8 +32,9 @@ extension Reliability {
                 let standIn = try StandInProcess(
                     arguments: ["--generate", "\(Self.films)", "--latency-ms", "20"], corpus: nil)
                 let run = try RunningBinary("filmcache", try arguments(standIn), environment: ["OMDB_API_KEY": key])
-                let deadline = Date().addingTimeInterval(60)
-                while try standIn.requestCount() < 100, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+                try waitFor("100 calls served", every: 0.02, ifNotMet: .returnFalse) {
+                    try standIn.requestCount() >= 100
+                }
                 run.send(SIGHUP)
                 let out = run.wait(timeout: 120)
                 #expect(out.status == 75, "a hang-up is a clean stop, not death by signal: \(out.stderr.suffix(800))")
@@ -52,12 +53,12 @@ extension Reliability {
                 var slow = try arguments(standIn)
                 slow.insert(contentsOf: ["--rate", "5"], at: slow.count - 1)
                 let holder = try RunningBinary("filmcache", slow, environment: ["OMDB_API_KEY": key])
-                let deadline = Date().addingTimeInterval(60)
-                while try standIn.requestCount() < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+                try waitFor("the holder's first three calls", every: 0.02, ifNotMet: .returnFalse) {
+                    try standIn.requestCount() >= 3
+                }
                 let waiter = try RunningBinary("filmcache", slow + ["--wait"], environment: ["OMDB_API_KEY": key])
-                let seen = Date().addingTimeInterval(30)
-                while !waiter.stderrSoFar.contains("waiting for it"), Date() < seen {
-                    Thread.sleep(forTimeInterval: 0.02)
+                try waitFor("the waiter waits", seconds: 30, every: 0.02, ifNotMet: .returnFalse) {
+                    waiter.stderrSoFar.contains("waiting for it")
                 }
                 waiter.send(SIGTERM)
                 let sent = Date()
@@ -103,9 +104,8 @@ extension Reliability {
                 var args = try arguments(standIn)
                 args.insert(contentsOf: ["--rate", "20", "--burst", "1"], at: args.count - 1)
                 let run = try BackgroundRun("filmcache", args, environment: ["OMDB_API_KEY": key])
-                let deadline = Date().addingTimeInterval(60)
-                while try standIn.requestCount() < 90, run.isRunning, Date() < deadline {
-                    Thread.sleep(forTimeInterval: 0.01)
+                try waitFor("90 calls served", every: 0.01, while: run.isRunning, ifNotMet: .returnFalse) {
+                    try standIn.requestCount() >= 90
                 }
                 run.kill()
                 _ = run.wait()

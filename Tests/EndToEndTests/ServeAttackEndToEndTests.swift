@@ -150,11 +150,9 @@ import Testing
             // A file gone bad keeps the tokens read last.
             try "only\n".write(toFile: tokens, atomically: true, encoding: .utf8)
             serve.binary.send(SIGHUP)
-            let deadline = Date().addingTimeInterval(30)
-            while !serve.binary.stderrSoFar.contains("tokens file not read again"), Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
+            try waitFor("\"tokens file not read again\" in serve's log", seconds: 30, ifNotMet: .record) {
+                serve.binary.stderrSoFar.contains("tokens file not read again")
             }
-            #expect(serve.binary.stderrSoFar.contains("tokens file not read again"))
             #expect(serve.binary.isRunning)
             #expect(try serve.get("/?apikey=\(newcomer)&i=\(id)").status == 200)
             // A second server on the same port cannot start, and says so.

@@ -320,15 +320,12 @@ import Testing
             }
             // The signal comes once all five clients are connected and OMDb holds the first call (the
             // others wait for it to answer).
-            let deadline = Date().addingTimeInterval(60)
-            while try standIn.requestCount() < 1
-                || ReliabilityProcess.run(
-                    "/usr/bin/ss", ["-Htn", "state", "established", "( sport = :\(serve.port) )"]
-                )
-                .stdout.split(separator: "\n").count < 5
-            {
-                try #require(Date() < deadline, "five clients connected, a call sent")
-                usleep(20_000)
+            try waitFor("five clients connected, a call sent", every: 0.02) {
+                try standIn.requestCount() >= 1
+                    && ReliabilityProcess.run(
+                        "/usr/bin/ss", ["-Htn", "state", "established", "( sport = :\(serve.port) )"]
+                    )
+                    .stdout.split(separator: "\n").count >= 5
             }
             serve.binary.send(SIGTERM)
             for (id, client) in zip(ids, clients) {
@@ -565,9 +562,9 @@ import Testing
                     print(len(closed), round(time.time() - start, 1))
                     """
                 let slow = try RunningBinary("/usr/bin/python3", ["-c", script])
-                let deadline = Date().addingTimeInterval(30)
-                while !slow.stderrSoFar.contains("open"), slow.isRunning, Date() < deadline { usleep(20_000) }
-                #expect(slow.stderrSoFar.contains("open"), "the slow connections are open")
+                try waitFor(
+                    "the slow connections are open", seconds: 30, every: 0.02, while: slow.isRunning, ifNotMet: .record
+                ) { slow.stderrSoFar.contains("open") }
                 for _ in 0..<20 {
                     let started = Date()
                     let answer = try serve.omdb("i=\(id)")
@@ -617,25 +614,24 @@ import Testing
             let tokens = try ServeProcess.tokensFile(in: scratch.dir)
             let ids = Array(ServeEndToEndTests.corpusIDs.prefix(3))
             // serve's log line of what it held at start, once written.
-            func heldLine(_ serve: ServeProcess) -> Substring? {
-                let deadline = Date().addingTimeInterval(30)
-                while Date() < deadline {
-                    let line = serve.binary.stderrSoFar.split(separator: "\n").first {
+            func heldLine(_ serve: ServeProcess) throws -> Substring? {
+                var line: Substring?
+                try waitFor("serve's line of what it held at start", seconds: 30, every: 0.02, ifNotMet: .returnFalse) {
+                    line = serve.binary.stderrSoFar.split(separator: "\n").first {
                         $0.contains("films held in memory at start")
                     }
-                    if let line { return line }
-                    usleep(20_000)
+                    return line != nil
                 }
-                return nil
+                return line
             }
             let first = try ServeProcess(database: scratch.db, standIn: standIn, tokensFile: tokens)
-            #expect(heldLine(first)?.contains("films=0") == true, "\(first.binary.stderrSoFar)")
+            #expect(try heldLine(first)?.contains("films=0") == true, "\(first.binary.stderrSoFar)")
             for id in ids { #expect(try first.omdb("i=\(id)").status == 200) }
             // The request counts are written at the end.
             first.binary.send(SIGTERM)
             #expect(first.binary.wait(timeout: 30).status == 0)
             let again = try ServeProcess(database: scratch.db, standIn: standIn, tokensFile: tokens)
-            #expect(heldLine(again)?.contains("films=3") == true, "\(again.binary.stderrSoFar)")
+            #expect(try heldLine(again)?.contains("films=3") == true, "\(again.binary.stderrSoFar)")
             // From memory: with the rows gone from the cache, the films are still answered, with no call.
             let deleted = try ReliabilityProcess.run(
                 "/usr/bin/sqlite3", [scratch.db, "PRAGMA busy_timeout = 5000; DELETE FROM films"])

@@ -134,9 +134,8 @@ import Testing
                 for _ in 0...index { _ = try serve.omdb("i=\(id)") }
             }
             // Demand is written every few seconds: wait (up to a minute) until all ten requests are.
-            let deadline = Date().addingTimeInterval(60)
-            while (try? scratch.sqlite("SELECT coalesce(sum(requests), 0) FROM demand")) != "10", Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.1)
+            try waitFor("all ten requests in the demand table", every: 0.1, ifNotMet: .returnFalse) {
+                (try? scratch.sqlite("SELECT coalesce(sum(requests), 0) FROM demand")) == "10"
             }
             let browser = try #require(Self.chromium, "no chromium here (Scripts/install-deps.sh installs it)")
             let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(scratch.dir)/chromium"]

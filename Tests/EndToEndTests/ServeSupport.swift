@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A `filmcache serve` process on a free loopback port, asking `standIn` with the key `demo`,
 /// accepting the tokens `ServeProcess.tokens`; stopped on release.
@@ -15,22 +16,21 @@ final class ServeProcess: @unchecked Sendable {
         database: String, standIn: StandInProcess, tokensFile: String, arguments: [String] = [],
         environment: [String: String] = [:]
     ) throws {
-        binary = try RunningBinary(
+        let binary = try RunningBinary(
             "filmcache",
             [
                 "serve", "--db", database, "--tokens-file", tokensFile, "--listen", "127.0.0.1:0", "--base-url",
                 standIn.baseURL, "--rate", "0", "--log-format", "logfmt", "--log-level", "info",
             ] + arguments,
             environment: ["OMDB_API_KEY": Self.omdbKey].merging(environment) { $1 })
-        let deadline = Date().addingTimeInterval(60)
+        self.binary = binary
         var port: Int?
-        while port == nil, Date() < deadline, binary.isRunning {
+        try waitFor("serve's address in its log", while: binary.isRunning, ifNotMet: .returnFalse) {
             let log = binary.stderrSoFar
             if let range = log.range(of: "address=127.0.0.1:") {
                 port = Int(log[range.upperBound...].prefix { $0.isNumber })
-            } else {
-                Thread.sleep(forTimeInterval: 0.05)
             }
+            return port != nil
         }
         guard let port else {
             binary.send(SIGKILL)

@@ -48,18 +48,6 @@ import Testing
         return Int(output[range].split(separator: " ").last ?? "")
     }
 
-    /// Polls `condition` every 50 ms for up to `seconds`.
-    func waitUntil(seconds: Double = 60, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while try !condition() {
-            guard Date() < deadline else {
-                Issue.record("condition not met within \(seconds) s")
-                return
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-    }
-
     /// What a clean early stop leaves: an intact database holding every film the summary counts,
     /// and a ledger equal to the server's count.
     func expectCleanStop(_ out: BuiltBinaries.Output, standIn: StandInProcess) throws -> Int {
@@ -78,7 +66,7 @@ import Testing
     @Test func sigtermMidRunFinishesCallsInFlightExits75AndARerunDoesTheRest() throws {
         let standIn = try slowStandIn()
         let running = try RunningBinary("filmcache", try warm(standIn), environment: ["OMDB_API_KEY": key])
-        try waitUntil { try standIn.requestCount() >= 100 }
+        try waitFor("100 calls served", ifNotMet: .record) { try standIn.requestCount() >= 100 }
         running.send(SIGTERM)
         let out = running.wait()
         #expect(out.stdout.contains("stopped early: interrupted"), "\(out.stdout)")
@@ -98,10 +86,10 @@ import Testing
         let standIn = try StandInProcess(
             arguments: ["--generate", "\(Self.films)", "--latency-ms", "5000"], corpus: nil)
         let running = try RunningBinary("filmcache", try warm(standIn), environment: ["OMDB_API_KEY": key])
-        try waitUntil { try standIn.requestCount() >= 1 }
+        try waitFor("a call served", ifNotMet: .record) { try standIn.requestCount() >= 1 }
         running.send(SIGINT)
         // Two signals the run has not yet read would be read as one.
-        try waitUntil { running.stderrSoFar.contains("SIGINT received") }
+        try waitFor("the first SIGINT read", ifNotMet: .record) { running.stderrSoFar.contains("SIGINT received") }
         running.send(SIGINT)
         let out = running.wait()
         #expect(out.status == 130, "\(out.stderr)")

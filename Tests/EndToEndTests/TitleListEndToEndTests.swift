@@ -248,13 +248,8 @@ extension TitleListEndToEndTests {
                         "--max-in-flight", "4", "--no-progress", list,
                     ], environment: environment)
             }
-            let deadline = Date().addingTimeInterval(60)
-            // (The claims table is made by the first warm.)
-            while (try? server.sql("SELECT count(DISTINCT run_id) FROM claims", database: database))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) != "2"
-            {
-                try #require(Date() < deadline && warms.allSatisfy(\.isRunning), "both warms claim titles")
-                usleep(50_000)
+            try waitFor("both warms claim titles", while: warms.allSatisfy(\.isRunning)) {
+                server.runsHoldingClaims(in: database) == 2
             }
             try standIn.setBehaviour("latency-ms=20")
             for out in warms.map({ $0.wait(timeout: 120) }) { #expect(out.status == 0, "\(out.stderr)") }

@@ -31,6 +31,24 @@ import Testing
         }
     }
 
+    /// Many films in one read: the ones held, each once, whatever the order or repeats asked; an
+    /// absent ID and an alias are left out.
+    @Test(arguments: BackendKind.allCases)
+    func filmsReadTogetherAreTheOnesHeldEachOnce(_ kind: BackendKind) async throws {
+        try await kind.withBackend { db, _ in
+            let ids = ["tt0000003", "tt0000001", "tt0000002"]
+            try await db.write(
+                WriteBatch(
+                    films: ids.map { SampleFilms.film($0) },
+                    aliases: [FilmAlias(askedID: "tt0000004", imdbID: "tt0000001", recordedAt: now)]))
+            let read = try await db.films(["tt0000002", "tt0000009", "tt0000001", "tt0000002", "tt0000004"])
+            #expect(read.map(\.imdbID).sorted() == ["tt0000001", "tt0000002"])
+            for film in read { #expect(try await db.film(film.imdbID) == film) }
+            #expect(try await db.films([]).isEmpty)
+            #expect(try await db.films(["tt0000009"]).isEmpty)
+        }
+    }
+
     @Test(arguments: BackendKind.allCases)
     func aSparseFilmReadsBackWithItsAbsentValuesAbsent(_ kind: BackendKind) async throws {
         try await kind.withBackend { db, _ in

@@ -16,12 +16,7 @@ import Testing
     /// Whether `condition` holds within ten seconds, asked every 20 ms: the server ends a session
     /// a moment after its connection closes or it is told to.
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        try await FilmCacheTestSupport.eventually(within: .seconds(10), every: .milliseconds(20), condition)
     }
 
     /// The backend pids of the database's sessions that hold claims.

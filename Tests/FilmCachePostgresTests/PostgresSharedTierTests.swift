@@ -232,13 +232,10 @@ import Testing
             }
             // The commit holds the claim's row once its DELETE ran: once it sleeps (the whole string
             // shows as the active query from its first statement on).
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline,
+            _ = try await eventually(within: .seconds(20), every: .milliseconds(20)) {
                 try database.sql(
                     "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(2)%' AND wait_event = 'PgSleep'"
-                        + " AND pid <> pg_backend_pid()") == "0"
-            {
-                try await Task.sleep(for: .milliseconds(20))
+                        + " AND pid <> pg_backend_pid()") != "0"
             }
             let outcome = try await db.claim(["tt0000001"], runID: second, plannedAt: plannedAt, lease: .seconds(60))
             _ = try await committing.value

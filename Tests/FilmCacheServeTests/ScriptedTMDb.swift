@@ -1,4 +1,5 @@
 import FilmCacheServe
+import FilmCacheTestSupport
 import Foundation
 import Hummingbird
 import Logging
@@ -129,12 +130,6 @@ struct TMDbServeFixture {
 extension TMDbServeFixture {
     /// Waits, polling, at most `limit` until the cache holds an answer under `key`; whether it does.
     func waitForAnswer(_ key: String, within limit: Duration = .seconds(300)) async -> Bool {
-        let clock = ContinuousClock()
-        let end = clock.now + limit
-        while clock.now < end {
-            if (try? await store.answer(for: key)) != nil { return true }
-            try? await clock.sleep(for: .milliseconds(5))
-        }
-        return (try? await store.answer(for: key)) != nil
+        await eventually(within: limit) { (try? await store.answer(for: key)) != nil }
     }
 }

@@ -97,14 +97,3 @@ final class SettableWall: Sendable {
     /// The clock as a ``WallClock``.
     var wall: WallClock { WallClock { [self] in instant.withLock { $0 } } }
 }
-
-/// Waits until `condition` holds, polling, for at most `limit`; whether it held.
-func eventually(within limit: Duration = .seconds(300), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let end = clock.now + limit
-    while clock.now < end {
-        if condition() { return true }
-        try? await clock.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}

@@ -1,4 +1,5 @@
 import FilmCacheKit
+import FilmCacheTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

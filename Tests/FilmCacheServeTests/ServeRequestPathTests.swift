@@ -1,3 +1,4 @@
+import FilmCacheTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -89,15 +89,35 @@ public final class ServeEngine: Sendable {
     /// most requested first, up to `limit` of them and while memory is under three quarters full
     /// (so that the first are not pushed out again by the last): a serve just started answers them
     /// as hits from its first request. Stops early when its task is cancelled. Returns how many it held.
+    ///
+    /// The films are read ``fillReadSize`` at a time, one read each (over PostgreSQL one round trip,
+    /// not one a film); an ID the read does not find (an alias, a negative answer) is read as a
+    /// request reads it.
     public func holdMostRequested(limit: Int) async -> Int {
         guard let entries = try? await store.mostRequested(limit: limit) else { return 0 }
         var held = 0
-        for entry in entries {
-            guard !Task.isCancelled, memo.bytes < settings.memoryBytes / 4 * 3 else { break }
-            if (try? await cachedFilm(entry.imdbID, at: now()))?.fresh != nil { held += 1 }
+        for start in stride(from: 0, to: entries.count, by: Self.fillReadSize) {
+            let ids = entries[start..<min(start + Self.fillReadSize, entries.count)].map(\.imdbID)
+            guard !Task.isCancelled, !memoIsFull, let films = try? await store.films(ids) else { break }
+            let found = Dictionary(films.map { ($0.imdbID, $0) }, uniquingKeysWith: { first, _ in first })
+            for id in ids {
+                guard !Task.isCancelled, !memoIsFull else { break }
+                let at = now()
+                if let film = found[id] {
+                    if memo.fresh("i:" + id, at: at) != nil || hold(film, as: id, at: at) != nil { held += 1 }
+                } else if (try? await cachedFilm(id, at: at))?.fresh != nil {
+                    held += 1
+                }
+            }
         }
         return held
     }
+
+    /// How many films the fill at start reads at once.
+    static let fillReadSize = 500
+
+    /// Whether memory is three quarters full: where the fill at start stops.
+    private var memoIsFull: Bool { memo.bytes >= settings.memoryBytes / 4 * 3 }
 
     /// Whether `token` is one of the client tokens: what opens the dashboard and `/quota` too.
     public func accepts(token: String) -> Bool {
@@ -134,13 +154,7 @@ public final class ServeEngine: Sendable {
         var film = try await store.film(id)
         if film == nil, let target = try await store.aliasTarget(of: id) { film = try await store.film(target) }
         if let film {
-            // A row an older normalizer made is still OMDb's body: fresh while its TTL runs.
-            let until = freshUntil(film, at: at)
-            guard at >= until else {
-                let body = Array(film.rawJSON.utf8)
-                memo.put("i:" + id, body, freshUntil: until)
-                return (body, nil)
-            }
+            if let body = hold(film, as: id, at: at) { return (body, nil) }
             return (nil, film)
         }
         if let lookup = try await store.lookup(id), lookup.status == .notFound, lookup.nextAttemptAt > at {
@@ -149,6 +163,16 @@ public final class ServeEngine: Sendable {
             return (body, nil)
         }
         return (nil, nil)
+    }
+
+    /// `film`'s body, put in memory under `id` while it is fresh at `at`; `nil` when it is stale. A
+    /// row an older normalizer made is still OMDb's body: fresh while its TTL runs.
+    private func hold(_ film: IMDBFilm, as id: String, at: Date) -> [UInt8]? {
+        let until = freshUntil(film, at: at)
+        guard at < until else { return nil }
+        let body = Array(film.rawJSON.utf8)
+        memo.put("i:" + id, body, freshUntil: until)
+        return body
     }
 
     private func fetchFilm(_ id: String) async -> ServeResolution {

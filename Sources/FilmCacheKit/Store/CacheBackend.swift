@@ -15,6 +15,9 @@ public protocol FilmStore: Sendable {
     func write(_ batch: WriteBatch) async throws(StoreError)
     /// The cached film with this ID, or `nil`.
     func film(_ imdbID: String) async throws(StoreError) -> IMDBFilm?
+    /// The cached films with these IDs, in one read, in no particular order: an ID the cache lacks
+    /// is left out (an alias is not followed).
+    func films(_ imdbIDs: [String]) async throws(StoreError) -> [IMDBFilm]
     /// The not-found or failure entry for this ID, if any.
     func lookup(_ imdbID: String) async throws(StoreError) -> LookupEntry?
     /// The ID `imdbID` is an alias of, if it is one.

@@ -95,6 +95,7 @@ private final class SlowWrites: FilmStore {
     }
 
     func film(_ imdbID: String) async throws(StoreError) -> IMDBFilm? { try await store.film(imdbID) }
+    func films(_ imdbIDs: [String]) async throws(StoreError) -> [IMDBFilm] { try await store.films(imdbIDs) }
     func lookup(_ imdbID: String) async throws(StoreError) -> LookupEntry? { try await store.lookup(imdbID) }
     func aliasTarget(of imdbID: String) async throws(StoreError) -> String? { try await store.aliasTarget(of: imdbID) }
     func filmCount() async throws(StoreError) -> Int { try await store.filmCount() }

@@ -39,15 +39,4 @@ import Testing
         #expect(try await store.demand(of: ["tt0000002"]) == ["tt0000002": 2])
         await store.close()
     }
-
-    /// Polls `condition`, yielding, for at most `limit` of real time.
-    private func eventually(within limit: Duration = .seconds(300), _ condition: () -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let end = clock.now + limit
-        while clock.now < end {
-            if condition() { return true }
-            try? await clock.sleep(for: .milliseconds(5))
-        }
-        return condition()
-    }
 }

@@ -34,6 +34,10 @@ extension MemoryBackend {
 
     package func film(_ imdbID: String) async throws(StoreError) -> IMDBFilm? { films[imdbID] }
 
+    package func films(_ imdbIDs: [String]) async throws(StoreError) -> [IMDBFilm] {
+        Set(imdbIDs).compactMap { films[$0] }
+    }
+
     package func lookup(_ imdbID: String) async throws(StoreError) -> LookupEntry? {
         lookups[imdbID].map(Self.entry)
     }
