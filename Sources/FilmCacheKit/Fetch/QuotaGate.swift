@@ -118,7 +118,8 @@ package final class QuotaGate: Sendable {
                 let taken = state.withLock { (s: inout State) -> Bool? in
                     if s.closed { return false }
                     if take(&s) { return true }
-                    if s.spent {
+                    // Spent, unless a minute passed: then what this one left unsent goes back (``refill``).
+                    if s.spent, QuotaDay.minute(of: time.now) == s.minute {
                         s.closed = true
                         return false
                     }
@@ -161,6 +162,10 @@ package final class QuotaGate: Sendable {
             if !s.day.contains(instant) {
                 s.day = quotaDay(instant)
                 s.lastReservation = nil
+                s.spent = false
+            } else if old.0 > 0 {
+                // A block asked ahead may have found the day's budget spent, but the calls given back
+                // here are room in it again: a run crossing a minute near its budget spends all of it.
                 s.spent = false
             }
             s.minute = minute

@@ -154,6 +154,29 @@ import Testing
         #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 24)
     }
 
+    /// A block asked ahead found the day's budget spent while 8 calls were still reserved; a minute
+    /// passes before they are taken, so they go back to the ledger: they are room again, and the
+    /// run still spends its whole budget (it stopped 8 short).
+    @Test func callsGivenBackAtAMinuteAfterTheBudgetWasSpentAheadAreStillSpent() async throws {
+        let store = try CacheStore(path: dir.file("spent-ahead.sqlite"), logger: SampleFilms.logger)
+        let wall = SteppedWallClock(TestDates.utc(2026, 11, 21, 10, 0, 30))
+        // A clock that stands still: every block is used up at once, so blocks grow (8, then 16).
+        let gate = QuotaGate(
+            store: SQLiteBackend(store: store), key: "ab12", dailyLimit: 100, usable: 24, block: 8,
+            time: TimeSource(clock: ManualClock(), wall: WallClock { wall.date }))
+        // 24 reserved; at the 16th call the next block, asked ahead, finds no room.
+        for _ in 0..<16 { #expect(try await gate.acquire()) }
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 24)
+        wall.set(TestDates.utc(2026, 11, 21, 10, 1, 5))
+        var granted = 16
+        while try await gate.acquire() { granted += 1 }
+        #expect(granted == 24)
+        try await gate.finish()
+        let first = QuotaDay.minute(of: TestDates.utc(2026, 11, 21, 10, 0))
+        #expect(try store.callsByMinute(key: "ab12") == [first: 16, first + 1: 8])
+        #expect(try store.ledger(key: "ab12", day: "2026-11-21")?.used == 24)
+    }
+
     @Test func aGateCrossingMidnightChargesEachCallToTheDayItIsTakenOn() async throws {
         let (store, gate, wall) = try steppedGate("midnight.sqlite", from: TestDates.utc(2026, 11, 21, 23, 59, 58))
         for _ in 0..<3 { #expect(try await gate.acquire()) }
