@@ -27,11 +27,8 @@ let package = Package(
         // libcurl through functions that load it when a transport is made (dlopen): it is not linked, so the
         // commands that fetch nothing start without its libraries. Its headers: libcurl4-openssl-dev.
         .target(name: "CCurl"),
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
+        // libcrypto the same way, for the key's PBKDF2 and SHA-256 (CCrypto.h). Its headers: libssl-dev.
+        .target(name: "CCrypto"),
         .systemLibrary(name: "CFilmCacheSystem"),
         .systemLibrary(
             name: "CSQLite",

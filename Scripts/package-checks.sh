@@ -65,8 +65,10 @@ install)
     ldd "$binary" | awk '/=>/ { print $3 } !/=>/ { print $1 }' | grep -v '^linux-vdso' |
       grep -Ev '^/(usr/)?lib(64|32|x32)?/' && fail "$binary loads a library outside /lib and /usr/lib"
   done
-  # libcurl is loaded by the commands that fetch (the package Depends on libcurl4 for it), not at start-up.
+  # libcurl is loaded by the commands that fetch (the package Depends on libcurl4 for it), not at start-up;
   ! ldd /usr/bin/filmcache | grep -q libcurl || fail "/usr/bin/filmcache links libcurl at start-up"
+  # libcrypto too, by the commands that name a key or a poster (the package Depends on libssl3 for it).
+  ! ldd /usr/bin/filmcache | grep -q libcrypto || fail "/usr/bin/filmcache links libcrypto at start-up"
 
   echo "-- the user, the directories, the conffiles"
   [ "$(stat -c '%a %U %G' /var/lib/filmcache)" = "2750 filmcache filmcache" ] || fail "/var/lib/filmcache: $(stat -c '%a %U %G' /var/lib/filmcache)"

@@ -140,7 +140,7 @@ enum ExitStatus {
     /// An input file that cannot be opened (EX_NOINPUT).
     static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
-    // 72 (EX_OSFILE): libcurl cannot be loaded; FilmCacheKit's CurlGlobal exits with it when a transport is made.
+    // 72 (EX_OSFILE): libcurl or libcrypto cannot be loaded; FilmCacheKit's CurlGlobal and CryptoGlobal exit with it.
     /// A directory or file the command must create cannot be (EX_CANTCREAT).
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74

@@ -74,16 +74,23 @@ import Testing
         try await offThePool { try withoutLibcurlChecks() }
     }
 
-    private func withoutLibcurlChecks() throws {
-        let db = dir + "/no-libcurl.sqlite"
-        // Where the loader finds libcurl.so.4 (ldconfig's cache), the file itself behind its symbolic link.
+    /// Runs the built filmcache with `arguments` in a mount namespace of its own where the library
+    /// `soname` (the file ldconfig's cache names for it, behind its symbolic link) is /dev/null.
+    private func without(_ soname: String, _ arguments: [String], environment: [String: String]) throws
+        -> BuiltBinaries.Output
+    {
         let hidden =
-            "lib=$(/sbin/ldconfig -p | awk '$1 == \"libcurl.so.4\" { print $NF; exit }') && [ -n \"$lib\" ]"
+            "lib=$(/sbin/ldconfig -p | awk '$1 == \"\(soname)\" { print $NF; exit }') && [ -n \"$lib\" ]"
             + " && mount --bind /dev/null \"$(readlink -f \"$lib\")\" && exec \"$@\""
         let filmcache = BuiltBinaries.directory + "/filmcache"
+        let inNamespace = ["-m", "--propagation", "private", "/bin/sh", "-c", hidden, "sh", filmcache]
+        return try ReliabilityProcess.run("/usr/bin/unshare", inNamespace + arguments, environment: environment)
+    }
+
+    private func withoutLibcurlChecks() throws {
+        let db = dir + "/no-libcurl.sqlite"
         func withoutLibcurl(_ arguments: [String]) throws -> BuiltBinaries.Output {
-            let inNamespace = ["-m", "--propagation", "private", "/bin/sh", "-c", hidden, "sh", filmcache]
-            return try ReliabilityProcess.run("/usr/bin/unshare", inNamespace + arguments, environment: environment)
+            try without("libcurl.so.4", arguments, environment: environment)
         }
         let warm = try withoutLibcurl([
             "warm", "--db", db, "--rate", "0", "--base-url", "http://127.0.0.1:9/", watchlist,
@@ -100,5 +107,33 @@ import Testing
         }
         let version = try withoutLibcurl(["--version"])
         #expect(version.status == 0 && !version.stdout.isEmpty, "\(version.stderr)")
+    }
+
+    /// libcrypto is loaded when a key or a poster is first named (its PBKDF2 and SHA-256), not at start.
+    /// Without it, a warm exits 72 naming it before it counts or spends a call, and the commands that name
+    /// no key run as before.
+    @Test(.enabled(if: Self.mountNamespaces == nil, Comment(rawValue: Self.mountNamespaces ?? "")))
+    func withoutLibcryptoAWarmExits72NamingItAndCommandsThatNameNoKeyRun() async throws {
+        try await offThePool {
+            let db = dir + "/unkeyed.sqlite"
+            let warm = try without(
+                "libcrypto.so.3", ["warm", "--db", db, "--rate", "0", "--base-url", "http://127.0.0.1:9/", watchlist],
+                environment: environment)
+            #expect(warm.status == 72, "\(warm.stderr)")
+            #expect(warm.stderr.contains("libcrypto could not be loaded"), "\(warm.stderr)")
+            #expect(warm.stderr.contains("libcrypto.so.3"), "names the library: \(warm.stderr)")
+            #expect(!warm.stderr.contains("test-key-e2e"))
+            // It names the key before it opens the cache: nothing was created, nothing counted.
+            #expect(!FileManager.default.fileExists(atPath: db), "the warm left \(db)")
+            for command in [
+                ["quota", "--db", db], ["plan", "--db", db, watchlist], ["show", "--db", db, "tt0100044"],
+            ] {
+                let out = try without("libcrypto.so.3", command, environment: [:])
+                #expect([0, 1].contains(out.status), "\(command[0]) without libcrypto: \(out.stderr)")
+                #expect(!out.stderr.contains("libcrypto"), "\(command[0]): \(out.stderr)")
+            }
+            let keyed = try without("libcrypto.so.3", ["quota", "--db", db], environment: environment)
+            #expect(keyed.status == 72 && keyed.stderr.contains("libcrypto.so.3"), "\(keyed.stderr)")
+        }
     }
 }

@@ -67,11 +67,24 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// libcrypto, loaded once, when the first digest is asked for (CCrypto.h says why it is not linked).
+enum CryptoGlobal {
+    /// Exits with 72 (EX_OSFILE) when libcrypto cannot be loaded: no key or poster can be named without it.
+    private static let once: Void = {
+        guard let failure = fc_crypto_load() else { return }
+        StandardError.write("filmcache: libcrypto could not be loaded (\(String(cString: failure))); install libssl3")
+        exit(72)
+    }()
+
+    static func initialize() { _ = once }
+}
+
 /// SHA-256, from libcrypto: the four-digit key names of databases from before ``KeyFingerprint``,
 /// and the names of poster files.
 enum SHA256 {
     /// The digest of `message`.
     static func digest(_ message: some ContiguousBytes) -> [UInt8] {
+        CryptoGlobal.initialize()
         var out = [UInt8](repeating: 0, count: 32)
         let ok = message.withUnsafeBytes { fc_sha256($0.baseAddress, $0.count, &out) }
         // EVP_Digest fails only when out of memory; there is no other digest to fall back on.

@@ -26,6 +26,7 @@ public enum KeyFingerprint {
     /// The stored name of `secret`: 64 lowercase hex digits.
     static func of(_ secret: String) -> String {
         if let name = known.withLock({ $0[secret] }) { return name }
+        CryptoGlobal.initialize()
         var out = [UInt8](repeating: 0, count: 32)
         let utf8 = Array(secret.utf8)
         let ok = utf8.withUnsafeBufferPointer { password in
