@@ -27,8 +27,9 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/n
 
 # The binaries: the Swift runtime linked in, so only Debian's libraries are loaded at run time; no
 # $ORIGIN run path (nothing is loaded from beside the binary); bound at start-up (-z now) as Debian's
-# hardening flags ask.
-build=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --scratch-path "$scratch")
+# hardening flags ask; no symbol exported (Packaging/local-symbols.map says why).
+build=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+  -Xlinker "--version-script=$PWD/Packaging/local-symbols.map" --scratch-path "$scratch")
 for product in filmcache omdb-standin; do
   $SWIFT build "${build[@]}" --product "$product"
 done

@@ -91,6 +91,13 @@ step "checks in the root"
 install -m 0755 Scripts/package-checks.sh "$root/root/package-checks.sh"
 in_root bash /root/package-checks.sh install "$version-1"
 
+step "the installed binaries export no symbol (Packaging/local-symbols.map)"
+# Outside the root, which has no binutils: the Swift runtime's dladdr at start reads every exported symbol.
+for binary in "$root/usr/bin/filmcache" "$root/usr/bin/omdb-standin"; do
+  exported=$(readelf -W --dyn-syms "$binary" | awk 'NR > 3 && $7 != "UND"' | wc -l)
+  [ "$exported" -eq 0 ] || { echo "$binary exports $exported symbols" >&2; exit 1; }
+done
+
 step "systemd-analyze verify on the installed units"
 # Outside the root (no systemd runs in it), against its files: ExecStart= and the man pages resolve there.
 SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no --root="$root" \

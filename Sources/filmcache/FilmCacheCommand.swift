@@ -38,8 +38,14 @@ struct FilmCacheCommand: AsyncParsableCommand {
     /// write error, not the end of the process, and ends with 74 when what it wrote to standard output
     /// did not all get out (unless it already failed for another reason, whose status it keeps, or
     /// its output is a courtesy: ``OutputIsACourtesy``).
+    ///
+    /// A plain `show` of a film in a SQLite file is answered before the parser is made
+    /// (``ShowRequest``): scripts run it once per film, and the parser took a third of its start.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
+        if let show = ShowRequest(Array(CommandLine.arguments.dropFirst())), let status = await show.run() {
+            Foundation.exit(status)
+        }
         Foundation.exit(await runToTheEnd())
     }
 
@@ -64,12 +70,7 @@ struct FilmCacheCommand: AsyncParsableCommand {
             }
             status = code.rawValue
         }
-        if !StandardOutput.flush(), status == ExitCode.success.rawValue, outputMatters {
-            StandardError.write(
-                "filmcache: standard output could not be written (closed, or a full disk); the output is cut short")
-            status = ExitStatus.ioError
-        }
-        return status
+        return StandardOutput.finish(status: status, matters: outputMatters)
     }
 }
 
@@ -132,23 +133,6 @@ struct CommonOptions: ParsableArguments {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
-
-/// Exit statuses from sysexits.h, the vocabulary cron and systemd understand.
-enum ExitStatus {
-    static let usage: Int32 = 64
-    static let dataError: Int32 = 65
-    /// An input file that cannot be opened (EX_NOINPUT).
-    static let noInput: Int32 = 66
-    static let unavailable: Int32 = 69
-    // 72 (EX_OSFILE): libcurl or libcrypto cannot be loaded; FilmCacheKit's CurlGlobal and CryptoGlobal exit with it.
-    /// A directory or file the command must create cannot be (EX_CANTCREAT).
-    static let cannotCreate: Int32 = 73
-    static let ioError: Int32 = 74
-    static let tryAgainLater: Int32 = 75
-    /// The server at the base URL does not speak OMDb's protocol (EX_PROTOCOL).
-    static let protocolError: Int32 = 76
-    static let configuration: Int32 = 78
-}
 
 /// Prints `message` to standard error prefixed with the command name, and exits with `status`.
 func fail(_ message: String, status: Int32) -> ExitCode {

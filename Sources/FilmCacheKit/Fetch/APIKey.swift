@@ -73,7 +73,7 @@ enum CryptoGlobal {
     private static let once: Void = {
         guard let failure = fc_crypto_load() else { return }
         StandardError.write("filmcache: libcrypto could not be loaded (\(String(cString: failure))); install libssl3")
-        exit(72)
+        exit(ExitStatus.osFile)
     }()
 
     static func initialize() { _ = once }

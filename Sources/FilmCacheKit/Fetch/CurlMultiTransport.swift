@@ -67,7 +67,7 @@ enum CurlGlobal {
         let message =
             "filmcache: libcurl could not be loaded (\(String(cString: failure))); install libcurl4 (7.85 or later)\n"
         FileHandle.standardError.write(Data(message.utf8))
-        exit(72)
+        exit(ExitStatus.osFile)
     }()
 
     static func initialize() { _ = once }

@@ -22,4 +22,14 @@ public enum StandardOutput {
     public static func flush() -> Bool {
         fc_flush_stdout() == 0
     }
+
+    /// The command's exit status once what it printed is flushed: 74, said on standard error, when
+    /// standard output did not all get out and the command had succeeded (a failure keeps its own
+    /// status) and its output `matters` (not a courtesy beside its work, as `warm`'s is).
+    public static func finish(status: Int32, matters: Bool = true) -> Int32 {
+        guard !flush(), status == 0, matters else { return status }
+        StandardError.write(
+            "filmcache: standard output could not be written (closed, or a full disk); the output is cut short")
+        return ExitStatus.ioError
+    }
 }

@@ -33,10 +33,10 @@ extension FilmCacheCommand {
         var title: String
 
         /// The ID `title` names.
-        var imdbID: String { PlainTextWorklist.imdbID(in: title.trimmingCharacters(in: .whitespaces)) ?? title }
+        var imdbID: String { FilmShowing.imdbID(named: title) ?? title }
 
         func validate() throws {
-            guard PlainTextWorklist.imdbID(in: title.trimmingCharacters(in: .whitespaces)) != nil else {
+            guard FilmShowing.imdbID(named: title) != nil else {
                 throw ValidationError(
                     "\"\(LogText.escaped(title))\" is not an IMDb ID (tt and 7 to 10 digits) or an IMDb title URL")
             }
@@ -45,45 +45,14 @@ extension FilmCacheCommand {
         func run() async throws {
             let imdbID = imdbID
             let location = try CommonOptions.location(flag: databasePath, job: nil)
-            let logger = Logger(label: "filmcache") {
-                var handler = LineLogHandler(label: $0, format: .logfmt, now: WallClock.system.now)
-                handler.logLevel = logLevel
-                return handler
-            }
+            let logger = FilmShowing.logger(level: logLevel)
             guard let store = try await CommonOptions.openIfPresent(location, job: nil, logger: logger) else {
                 throw fail("no cache database at \(location.displayName)", status: 1)
             }
-            var film: IMDBFilm?
-            var tmdb: TMDbSide?
             do {
-                film = try await store.film(imdbID)
-                var target: String?
-                if film == nil, let alias = try await store.aliasTarget(of: imdbID) {
-                    // IMDb merged the asked ID into another title; OMDb answers it with that one.
-                    StandardError.write(
-                        "filmcache: \(imdbID) is an alias of \(alias) (IMDb merged them); showing \(alias)")
-                    film = try await store.film(alias)
-                    target = alias
-                }
-                tmdb = try await TMDbSide.load(imdbID, from: store)
-                if tmdb == nil, let target { tmdb = try await TMDbSide.load(target, from: store) }
+                print(try await FilmShowing.text(of: imdbID, in: store, json: json))
             } catch {
-                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
-            }
-            guard film != nil || tmdb?.film != nil else {
-                let lookup = try? await store.lookup(imdbID)
-                let why =
-                    lookup.flatMap { $0 }.map {
-                        " (\($0.status == .notFound ? "OMDb does not know it" : "last fetch failed"): \($0.message ?? "")"
-                            + ")"
-                    } ?? ""
-                throw fail("\(imdbID) is not in the cache\(why)", status: 1)
-            }
-            if json {
-                print(TMDbFilmText.json(imdbID: film?.imdbID ?? imdbID, film: film, tmdb: tmdb))
-            } else {
-                let blocks = [film.map(FilmText.human), tmdb.map(TMDbFilmText.human)]
-                print(blocks.compactMap { $0 }.joined(separator: "\n\n"))
+                throw fail(error.message, status: error.status)
             }
         }
     }

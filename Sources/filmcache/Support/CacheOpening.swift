@@ -116,15 +116,7 @@ extension CommonOptions {
         }
     }
 
-    /// The exit status of a command the cache database failed: 75 when the server could not be
-    /// reached or the connection was lost (worth trying later), else 74.
-    static func exitStatus(for error: StoreError) -> Int32 {
-        if case .unavailable = error { return ExitStatus.tryAgainLater }
-        return ExitStatus.ioError
-    }
-
-    /// The exit status of a command a read or write failed: a `StoreError`'s (see above), else 74.
-    static func exitStatus(for error: any Error) -> Int32 {
-        (error as? StoreError).map { exitStatus(for: $0) } ?? ExitStatus.ioError
-    }
+    /// The exit status of a command a read or write failed: 75 when the server could not be reached or
+    /// the connection was lost (worth trying later), else 74.
+    static func exitStatus(for error: any Error) -> Int32 { ExitStatus.of(error) }
 }
