@@ -39,22 +39,31 @@ struct FilmCacheCommand: AsyncParsableCommand {
     /// did not all get out (unless it already failed for another reason, whose status it keeps, or
     /// its output is a courtesy: ``OutputIsACourtesy``).
     ///
-    /// A plain `show` of a film in a SQLite file is answered before the parser is made
-    /// (``ShowRequest``): scripts run it once per film, and the parser took a third of its start.
+    /// A plain `show` of a film in a SQLite file and a plain `quota` are answered before the parser is
+    /// made (``PlainArguments``): they are run most, and the parser took a third of their start.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
-        if let show = ShowRequest(Array(CommandLine.arguments.dropFirst())), let status = await show.run() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let show = ShowRequest(arguments), let status = await show.run() {
             Foundation.exit(status)
+        }
+        if let quota = QuotaRequest(arguments) {
+            Foundation.exit(await runToTheEnd { try await quota.run() })
         }
         Foundation.exit(await runToTheEnd())
     }
 
     /// Parses and runs the command off the main actor (the command is made and run in one place,
-    /// never sent across), and returns the exit status.
-    private nonisolated static func runToTheEnd() async -> Int32 {
+    /// never sent across), or runs `plain`, a command line read without the parser; returns the exit
+    /// status.
+    private nonisolated static func runToTheEnd(_ plain: (@Sendable () async throws -> Void)? = nil) async -> Int32 {
         var status = ExitCode.success.rawValue
         var outputMatters = true
         do {
+            if let plain {
+                try await plain()
+                return StandardOutput.finish(status: status)
+            }
             var command = try await asyncParseAsRoot(nil)
             outputMatters = !(command is any OutputIsACourtesy)
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -95,9 +104,7 @@ struct CommonOptions: ParsableArguments {
     /// filmcache schema, counts as an empty cache and is not created; a PostgreSQL database is never
     /// created or migrated.
     func openForReading(logger: Logger, job: JobFile? = nil) async throws -> any CacheBackend {
-        let location = try location(job: job)
-        if let store = try await Self.openIfPresent(location, job: job, logger: logger) { return store }
-        return try await open(.sqlite(path: ":memory:"), job: job, logger: logger)
+        try await Self.openForReading(try location(job: job), job: job, logger: logger)
     }
 
     /// The log line format; `nil` picks by whether standard error is a terminal.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FilmCacheKit
 import Foundation
+import Logging
 
 extension FilmCacheCommand {
     struct Quota: AsyncParsableCommand {
@@ -60,20 +61,35 @@ extension FilmCacheCommand {
             let job = try jobOptions.load()
             let logger = try common.makeLogger(job: job)
             let key = try fingerprint?.lowercased() ?? keyFingerprint(file: apiKeyFile, job: job)
+            try await Self.report(
+                common.databasePath, job: job, logger: logger, key: key, keyNamed: fingerprint != nil,
+                settings: planning.settings(job: job), dailyLimit: planning.dailyLimit ?? job?.settings[.dailyLimit],
+                form: json ? .json : prometheus ? .prometheus : .text)
+        }
+
+        /// How the quota is printed.
+        enum Form { case text, json, prometheus }
+
+        /// Prints the quota of `key` (the busiest key when `nil`) in the database `databasePath`
+        /// names: what `run()` does once its options are read, and what a plain `quota` does
+        /// without the parser (``QuotaRequest``). `keyNamed`: the key came from `--key`.
+        static func report(
+            _ databasePath: String?, job: JobFile?, logger: Logger, key: String?, keyNamed: Bool,
+            settings: PlanSettings, dailyLimit: Int?, form: Form
+        ) async throws {
             let now = try ReferenceTime.now()
-            let settings = planning.settings(job: job)
-            let store = try await common.openForReading(logger: logger, job: job)
+            let location = try CommonOptions.location(flag: databasePath, job: job)
+            let store = try await CommonOptions.openForReading(location, job: job, logger: logger)
             let status: QuotaStatus
             var tmdb: TMDbCallHistory?
             do {
                 status = try await QuotaStatus.load(
-                    store: store, keyFingerprint: key, settings: settings,
-                    dailyLimit: planning.dailyLimit ?? job?.settings[.dailyLimit], now: now)
+                    store: store, keyFingerprint: key, settings: settings, dailyLimit: dailyLimit, now: now)
                 tmdb = try await TMDbCallHistory.load(store: store, now: now, days: status.history.count)
             } catch {
                 throw fail(error.description, status: CommonOptions.exitStatus(for: error))
             }
-            if fingerprint != nil, !status.keyInLedger {
+            if keyNamed, !status.keyInLedger {
                 // Never echo the value: it may be the key itself, which is eight hex digits too.
                 let known = status.otherKeys.map(KeyFingerprint.short)
                 throw fail(
@@ -81,12 +97,10 @@ extension FilmCacheCommand {
                         + (known.isEmpty ? " (it is empty)" : "; its keys: " + known.joined(separator: ", ")),
                     status: ExitStatus.usage)
             }
-            if json {
-                print(QuotaReport.json(status, tmdb: tmdb))
-            } else if prometheus {
-                print(QuotaReport.prometheus(status), terminator: "")
-            } else {
-                print(QuotaReport.text(status, database: try common.location(job: job).displayName, tmdb: tmdb))
+            switch form {
+            case .json: print(QuotaReport.json(status, tmdb: tmdb))
+            case .prometheus: print(QuotaReport.prometheus(status), terminator: "")
+            case .text: print(QuotaReport.text(status, database: location.displayName, tmdb: tmdb))
             }
         }
     }

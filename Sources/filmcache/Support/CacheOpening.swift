@@ -107,6 +107,14 @@ extension CommonOptions {
         }
     }
 
+    /// The cache at `location` for a command that only reads it (see `openForReading(logger:job:)`).
+    static func openForReading(_ location: DatabaseLocation, job: JobFile?, logger: Logger) async throws
+        -> any CacheBackend
+    {
+        if let store = try await openIfPresent(location, job: job, logger: logger) { return store }
+        return try await open(.sqlite(path: ":memory:"), job: job, logger: logger)
+    }
+
     /// The password for `server`: the job's `db_password_file`, `PGPASSWORD`, or the password file.
     private static func password(_ server: PostgresLocation, job: JobFile?, logger: Logger) throws -> String? {
         do {

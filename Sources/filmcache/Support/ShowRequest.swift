@@ -2,47 +2,67 @@ import FilmCacheKit
 import FilmCacheSQLite
 import Foundation
 
-/// A `filmcache show` answered without the argument parser: `show [--db FILE] [--json] ID`, in any
-/// order, the ID an IMDb ID or title URL, the file a SQLite cache that exists.
+/// The few command lines answered without the argument parser, in the command's own code: a plain
+/// `show` (``ShowRequest``) and a plain `quota` (``QuotaRequest``).
 ///
-/// `show` is the command scripts run once per film, so its start is most of its time, and the
-/// parser's reflection over the command's options (each first cast scanning every protocol
-/// conformance of a binary that links NIO, Hummingbird and postgres-nio) took about a third of it.
-/// What this takes is answered by the command's own code (`FilmShowing`) as the parsed command
-/// answers it; every other command line, and every `show` the parsed command would answer
-/// otherwise (an option this does not take, `--help`, a PostgreSQL URL, an ID or a file the command
-/// reports on), goes to the parser.
+/// These are the read commands scripts and people run most, so their start is most of their time,
+/// and the parser's reflection over a command's options (each first cast scanning every protocol
+/// conformance of a binary that links NIO, Hummingbird and postgres-nio) took a third of it. Every
+/// other command line, and every one that would be answered otherwise (an option not taken here,
+/// a repeated one, `--`, `--help`), goes to the parser.
+struct PlainArguments {
+    /// The value of each `--name VALUE` or `--name=VALUE` given.
+    private(set) var options: [String: String] = [:]
+    /// The flags given.
+    private(set) var flags: Set<String> = []
+    /// The other arguments, in order.
+    private(set) var positionals: [String] = []
+
+    /// `arguments` after `command`, when they are only the options and flags named (each at most
+    /// once; an option's value not starting with `-`) and at most `positionals` other arguments.
+    init?(
+        _ arguments: [String], command: String, options names: Set<String>, flags flagNames: Set<String>,
+        positionals limit: Int
+    ) {
+        guard arguments.first == command else { return nil }
+        var rest = arguments.dropFirst()[...]
+        while let argument = rest.popFirst() {
+            let (name, inline) =
+                argument.firstIndex(of: "=").map {
+                    (String(argument[..<$0]), String(argument[argument.index(after: $0)...]))
+                } ?? (argument, nil)
+            if names.contains(name), options[name] == nil {
+                guard let value = inline ?? rest.popFirst(), inline != nil || !value.hasPrefix("-") else { return nil }
+                options[name] = value
+            } else if flagNames.contains(argument), !flags.contains(argument) {
+                flags.insert(argument)
+            } else if !argument.hasPrefix("-"), positionals.count < limit {
+                positionals.append(argument)
+            } else {
+                return nil
+            }
+        }
+    }
+}
+
+/// A `filmcache show` answered without the parser: `show [--db FILE] [--json] ID`, in any order,
+/// the ID an IMDb ID or title URL, the file a SQLite cache that exists.
 struct ShowRequest {
     let title: String
     let database: String?
     let json: Bool
 
-    /// The request `arguments` (without the program's name) make, or `nil` when they are not one
-    /// answered here: another command, any other option or a repeated one, `--` or a second
-    /// argument.
+    /// The request `arguments` (without the program's name) make, or `nil` when the parser is to
+    /// read them.
     init?(_ arguments: [String]) {
-        guard arguments.first == "show" else { return nil }
-        var title: String?
-        var database: String?
-        var json = false
-        var rest = arguments.dropFirst()[...]
-        while let argument = rest.popFirst() {
-            if argument == "--json", !json {
-                json = true
-            } else if argument == "--db", database == nil, let value = rest.popFirst(), !value.hasPrefix("-") {
-                database = value
-            } else if argument.hasPrefix("--db="), database == nil {
-                database = String(argument.dropFirst("--db=".count))
-            } else if !argument.hasPrefix("-"), title == nil {
-                title = argument
-            } else {
-                return nil
-            }
-        }
-        guard let title else { return nil }
+        guard
+            let plain = PlainArguments(
+                arguments, command: "show", options: ["--db"], flags: ["--json"], positionals: 1),
+            let title = plain.positionals.first
+        else { return nil }
         self.title = title
-        self.database = database
-        self.json = json
+        database = plain.options["--db"]
+        json = plain.flags.contains("--json")
     }
 
     /// Shows the film as the parsed command does and returns the exit status, or `nil`, having
@@ -65,5 +85,32 @@ struct ShowRequest {
         }
         await store.close()
         return StandardOutput.finish(status: status)
+    }
+}
+
+/// A `filmcache quota` answered without the parser: `quota [--db DB] [--json | --prometheus]`, the
+/// key from OMDB_API_KEY (or the busiest in the ledger), every other setting its default.
+struct QuotaRequest: Sendable {
+    let database: String?
+    let form: FilmCacheCommand.Quota.Form
+
+    /// The request `arguments` (without the program's name) make, or `nil` when the parser is to
+    /// read them.
+    init?(_ arguments: [String]) {
+        guard
+            let plain = PlainArguments(
+                arguments, command: "quota", options: ["--db"], flags: ["--json", "--prometheus"], positionals: 0),
+            plain.flags.count < 2
+        else { return nil }
+        database = plain.options["--db"]
+        form = plain.flags.contains("--json") ? .json : plain.flags.contains("--prometheus") ? .prometheus : .text
+    }
+
+    /// Prints the quota as the parsed command does with the same defaults.
+    func run() async throws {
+        let logger = CommonOptions.makeLogger(level: .notice, format: nil)
+        try await FilmCacheCommand.Quota.report(
+            database, job: nil, logger: logger, key: try keyFingerprint(file: nil, job: nil), keyNamed: false,
+            settings: PlanOptions.settings(job: nil, given: SettingValues()), dailyLimit: nil, form: form)
     }
 }
