@@ -39,7 +39,7 @@ struct FilmCacheCommand: AsyncParsableCommand {
     /// did not all get out (unless it already failed for another reason, whose status it keeps, or
     /// its output is a courtesy: ``OutputIsACourtesy``).
     ///
-    /// A plain `show` of a film in a SQLite file and a plain `quota` are answered before the parser is
+    /// A plain `show` of a film in a SQLite file, `quota` and `plan` are answered before the parser is
     /// made (``PlainArguments``): they are run most, and the parser took a third of their start.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
@@ -49,6 +49,9 @@ struct FilmCacheCommand: AsyncParsableCommand {
         }
         if let quota = QuotaRequest(arguments) {
             Foundation.exit(await runToTheEnd { try await quota.run() })
+        }
+        if let plan = PlanRequest(arguments) {
+            Foundation.exit(await runToTheEnd { try await plan.run() })
         }
         Foundation.exit(await runToTheEnd())
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A plain `show` on a SQLite file and a plain `quota` are answered before the argument parser is
+/// A plain `show` on a SQLite file, `quota` and `plan` are answered before the argument parser is
 /// made (`PlainArguments`); what a user sees must not depend on which of the two answered.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct PlainCommandLineEndToEndTests {
     /// A cache with three films, an alias of the first, and an ID OMDb does not know.
@@ -83,6 +83,37 @@ import Testing
             let quota = try BuiltBinaries.run(
                 "filmcache", ["quota", "--db", scratch.db, "--json"], environment: pinned)
             #expect(quota.status == 0 && quota.stdout.contains("\"used\" : 3"), "\(quota.stdout)")
+        }
+    }
+
+    @Test func planPrintsWhatTheParsedCommandPrintsForEveryCommandLine() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("plan-plain")
+            defer { scratch.removeUnlessKept() }
+            let pinned = ["FILMCACHE_NOW": "2026-11-28T12:00:00Z"]
+            let ids = try Self.cache(scratch, environment: pinned)
+            let some = try scratch.worklist("some.txt", [ids[0], "tt7777777", "tt8888888", "tt0000042"])
+            let more = try scratch.worklist("more.txt", Array(ServeEndToEndTests.corpusIDs.prefix(8)))
+            let list = try scratch.write("list.csv", Array("Const,Title\n\(ids[1]),A film\n".utf8))
+            let lines: [[String]] = [
+                ["plan", "--db", scratch.db, some],
+                ["plan", "--json", "--db", scratch.db, some, more],
+                ["plan", "--db=\(scratch.db)", "--json", "--ids", more],
+                ["plan", "--db", scratch.db, "--ids", list],
+                ["plan", "--db", scratch.dir + "/absent.sqlite", more],
+                ["plan", "--db", scratch.db, scratch.dir + "/no-such-list.txt"],
+                ["plan", "--db", "postgresql://nobody@127.0.0.1:1/none", some],
+                // What the parsed command reports on, handed to it.
+                ["plan", "--db", scratch.db],
+                ["plan", "--db", scratch.db, "--refresh", some],
+                ["plan", "--db", scratch.db, "-", some],
+                ["plan", "--help"],
+            ]
+            Self.expectTheParsersAnswers(lines, environment: pinned)
+            Self.expectTheParsersAnswers(lines, environment: pinned.merging(["OMDB_API_KEY": "demo"]) { $1 })
+            let plan = try BuiltBinaries.run(
+                "filmcache", ["plan", "--db", scratch.db, "--json", more], environment: pinned)
+            #expect(plan.status == 0 && plan.stdout.contains("\"fresh\" : 3"), "\(plan.stdout)")
         }
     }
 

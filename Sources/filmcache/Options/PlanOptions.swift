@@ -33,6 +33,11 @@ struct RefreshOption: ParsableArguments {
 
     /// Sets the refresh instant when `--refresh` is given: rows fetched before `now` are stale.
     func apply(to settings: inout PlanSettings, now: Date) {
+        Self.apply(refresh, to: &settings, now: now)
+    }
+
+    /// Makes `settings` fetch every ID again (fetched before `now`) when `refresh`.
+    static func apply(_ refresh: Bool, to settings: inout PlanSettings, now: Date) {
         if refresh { settings.freshness.refreshBefore = now }
     }
 }

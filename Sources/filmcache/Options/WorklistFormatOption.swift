@@ -16,8 +16,13 @@ struct WorklistFormatOption: ParsableArguments {
 
     /// Reads `paths` in the resolved format; a worklist that cannot be used ends the command with exit 65.
     func read(_ paths: [String], job: JobFile?) throws -> Worklist {
+        try Self.read(paths, format: resolved(job: job))
+    }
+
+    /// The worklists at `paths`, read as `format`; one that cannot be read is exit 65, naming it.
+    static func read(_ paths: [String], format: WorklistFormat) throws -> Worklist {
         do {
-            return try Worklist.read(paths: paths, format: resolved(job: job))
+            return try Worklist.read(paths: paths, format: format)
         } catch {
             throw fail(error.description, status: ExitStatus.dataError)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FilmCacheKit
 import Foundation
+import Logging
 
 extension FilmCacheCommand {
     struct Plan: AsyncParsableCommand {
@@ -75,18 +76,43 @@ extension FilmCacheCommand {
         func run() async throws {
             let job = try jobOptions.load()
             let logger = try common.makeLogger(job: job)
-            let worklists = try JobOptions.worklists(arguments: worklists, job: job)
+            var request = Request(
+                databasePath: common.databasePath, worklists: try JobOptions.worklists(arguments: worklists, job: job),
+                job: job, format: worklistFormat.resolved(job: job), settings: planning.settings(job: job),
+                sources: sources, apiKeyFile: apiKeyFile, json: json, ids: ids)
+            request.refresh = refreshing.refresh
+            try await Self.report(request, logger: logger)
+        }
+
+        /// What `plan` is asked, its options read: by the parser, or without it (``PlanRequest``).
+        struct Request: Sendable {
+            var databasePath: String?
+            var worklists: [String]
+            var job: JobFile?
+            var format: WorklistFormat
+            var settings: PlanSettings
+            var sources: [String]
+            var apiKeyFile: String?
+            var json: Bool
+            var ids: Bool
+            var refresh = false
+        }
+
+        /// Prints the plan `request` asks for.
+        static func report(_ request: Request, logger: Logger) async throws {
+            let job = request.job
             let values = job?.settings ?? SettingValues()
-            let planned = Set(sources.isEmpty ? values.value(.sources) : sources)
-            let fingerprint = planned.contains("omdb") ? try keyFingerprint(file: apiKeyFile, job: job) : nil
+            let planned = Set(request.sources.isEmpty ? values.value(.sources) : request.sources)
+            let fingerprint = planned.contains("omdb") ? try keyFingerprint(file: request.apiKeyFile, job: job) : nil
             let now = try ReferenceTime.now()
-            let worklist: Worklist
-            worklist = try worklistFormat.read(worklists, job: job)
+            let worklist = try WorklistFormatOption.read(request.worklists, format: request.format)
             worklist.log(to: logger)
-            var settings = planning.settings(job: job)
-            refreshing.apply(to: &settings, now: now)
-            let store = try await common.openForReading(logger: logger, job: job)
-            let database = try common.location(job: job).displayName
+            var settings = request.settings
+            RefreshOption.apply(request.refresh, to: &settings, now: now)
+            let location = try CommonOptions.location(flag: request.databasePath, job: job)
+            let store = try await CommonOptions.openForReading(location, job: job, logger: logger)
+            let database = location.displayName
+            let (json, ids) = (request.json, request.ids)
             var tmdb: TMDbNightPlan?
             if planned.contains("tmdb") {
                 do {

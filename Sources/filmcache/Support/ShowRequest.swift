@@ -3,7 +3,7 @@ import FilmCacheSQLite
 import Foundation
 
 /// The few command lines answered without the argument parser, in the command's own code: a plain
-/// `show` (``ShowRequest``) and a plain `quota` (``QuotaRequest``).
+/// `show` (``ShowRequest``), `quota` (``QuotaRequest``) and `plan` (``PlanRequest``).
 ///
 /// These are the read commands scripts and people run most, so their start is most of their time,
 /// and the parser's reflection over a command's options (each first cast scanning every protocol
@@ -112,5 +112,30 @@ struct QuotaRequest: Sendable {
         try await FilmCacheCommand.Quota.report(
             database, job: nil, logger: logger, key: try keyFingerprint(file: nil, job: nil), keyNamed: false,
             settings: PlanOptions.settings(job: nil, given: SettingValues()), dailyLimit: nil, form: form)
+    }
+}
+
+/// A `filmcache plan` answered without the parser: `plan [--db DB] [--json] [--ids] WORKLIST...`,
+/// the key from OMDB_API_KEY (or the busiest in the ledger), every other setting its default.
+struct PlanRequest: Sendable {
+    let request: FilmCacheCommand.Plan.Request
+
+    /// The request `arguments` (without the program's name) make, or `nil` when the parser is to
+    /// read them.
+    init?(_ arguments: [String]) {
+        guard
+            let plain = PlainArguments(
+                arguments, command: "plan", options: ["--db"], flags: ["--json", "--ids"], positionals: .max),
+            !plain.positionals.isEmpty
+        else { return nil }
+        request = FilmCacheCommand.Plan.Request(
+            databasePath: plain.options["--db"], worklists: plain.positionals, job: nil, format: .auto,
+            settings: PlanOptions.settings(job: nil, given: SettingValues()), sources: [], apiKeyFile: nil,
+            json: plain.flags.contains("--json"), ids: plain.flags.contains("--ids"))
+    }
+
+    /// Prints the plan as the parsed command does with the same defaults.
+    func run() async throws {
+        try await FilmCacheCommand.Plan.report(request, logger: CommonOptions.makeLogger(level: .notice, format: nil))
     }
 }
