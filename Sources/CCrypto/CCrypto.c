@@ -20,7 +20,8 @@ static void load(void) {
     /* RTLD_LOCAL: libcrypto's symbols stay out of the global scope, nothing else binds to them. */
     void *library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
-        snprintf(failure, sizeof failure, "%s", dlerror());
+        const char *why = dlerror();
+        snprintf(failure, sizeof failure, "%s", why != NULL ? why : "libcrypto.so.3 could not be opened");
         return;
     }
 #define FC_RESOLVE(field, name)                                                                  \

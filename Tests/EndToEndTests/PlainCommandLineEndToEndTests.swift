@@ -43,6 +43,7 @@ import Testing
                 ["show", "--db", scratch.dir, ids[0]],
                 ["show", "--db", "postgresql://nobody@127.0.0.1:1/none", ids[0]],
                 ["show", "--db", scratch.db, ids[0], ids[1]],
+                ["show", "--db=", scratch.db, ids[0]],
                 ["show", "--json", "--json", "--db", scratch.db, ids[0]],
                 ["show", "--help"],
                 ["show"],
@@ -76,6 +77,8 @@ import Testing
                 ["quota", "--db", scratch.db, "--json", "--prometheus"],
                 ["quota", "--db", scratch.db, "--db", scratch.db],
                 ["quota", "--db", scratch.db, "extra"],
+                ["quota", "--db="],
+                ["quota", "--db=", scratch.db, "--json"],
                 ["quota", "--help"],
             ]
             Self.expectTheParsersAnswers(lines, environment: pinned)
@@ -107,6 +110,8 @@ import Testing
                 ["plan", "--db", scratch.db],
                 ["plan", "--db", scratch.db, "--refresh", some],
                 ["plan", "--db", scratch.db, "-", some],
+                ["plan", "--db=", scratch.db, some],
+                ["plan", "--db=", some],
                 ["plan", "--help"],
             ]
             Self.expectTheParsersAnswers(lines, environment: pinned)

@@ -19,7 +19,8 @@ struct PlainArguments {
     private(set) var positionals: [String] = []
 
     /// `arguments` after `command`, when they are only the options and flags named (each at most
-    /// once; an option's value not starting with `-`) and at most `positionals` other arguments.
+    /// once; an option's value not empty after `=` and not starting with `-`) and at most
+    /// `positionals` other arguments.
     init?(
         _ arguments: [String], command: String, options names: Set<String>, flags flagNames: Set<String>,
         positionals limit: Int
@@ -32,7 +33,9 @@ struct PlainArguments {
                     (String(argument[..<$0]), String(argument[argument.index(after: $0)...]))
                 } ?? (argument, nil)
             if names.contains(name), options[name] == nil {
-                guard let value = inline ?? rest.popFirst(), inline != nil || !value.hasPrefix("-") else { return nil }
+                // `--db=` with nothing after it is `--db` to the parser, which takes the next argument.
+                guard inline != "", let value = inline ?? rest.popFirst(), inline != nil || !value.hasPrefix("-")
+                else { return nil }
                 options[name] = value
             } else if flagNames.contains(argument), !flags.contains(argument) {
                 flags.insert(argument)
