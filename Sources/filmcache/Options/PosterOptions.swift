@@ -107,7 +107,7 @@ struct PosterOptions: ParsableArguments {
     /// unavailable (a server that went away: try again later), else 74 (it or the store could not be written).
     static func exitStatus(for error: PosterJobError) -> Int32 {
         switch error {
-        case .cache(let error): CommonOptions.exitStatus(for: error)
+        case .cache(let error): ExitStatus.of(error)
         case .posterStore: ExitStatus.ioError
         }
     }

@@ -132,7 +132,7 @@ extension FilmCacheCommand.Db {
                 return tables
             } catch let error as StoreError {
                 await writer.close()
-                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                throw fail(error.description, status: ExitStatus.of(error))
             } catch {
                 await writer.close()
                 throw error
@@ -165,7 +165,7 @@ extension FilmCacheCommand.Db {
                 throw fail(
                     "a warm holds \(path) (\(who)); copy when it has finished", status: ExitStatus.tryAgainLater)
             } catch {
-                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                throw fail(error.description, status: ExitStatus.of(error))
             }
         }
     }

@@ -94,7 +94,7 @@ extension FilmCacheCommand {
                 } catch {
                     TerminalStatusLine.standardError.clear()
                     Self.printReport(total, files: inputs.count, database: database)
-                    throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                    throw fail(error.description, status: ExitStatus.of(error))
                 }
             }
             TerminalStatusLine.standardError.clear()

@@ -76,11 +76,10 @@ extension FilmCacheCommand {
         func run() async throws {
             let job = try jobOptions.load()
             let logger = try common.makeLogger(job: job)
-            var request = Request(
+            let request = Request(
                 databasePath: common.databasePath, worklists: try JobOptions.worklists(arguments: worklists, job: job),
                 job: job, format: worklistFormat.resolved(job: job), settings: planning.settings(job: job),
-                sources: sources, apiKeyFile: apiKeyFile, json: json, ids: ids)
-            request.refresh = refreshing.refresh
+                sources: sources, apiKeyFile: apiKeyFile, json: json, ids: ids, refresh: refreshing.refresh)
             try await Self.report(request, logger: logger)
         }
 
@@ -121,7 +120,7 @@ extension FilmCacheCommand {
                         ttl: values.value(.tmdbTTLDays) * FreshnessPolicy.day,
                         findTTL: values.value(.tmdbFindTTLDays) * FreshnessPolicy.day, now: now)
                 } catch {
-                    throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                    throw fail(error.description, status: ExitStatus.of(error))
                 }
             }
             guard planned.contains("omdb") else {
@@ -137,7 +136,7 @@ extension FilmCacheCommand {
                 night = try await NightPlan.make(
                     worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: now)
             } catch {
-                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                throw fail(error.description, status: ExitStatus.of(error))
             }
             if json {
                 print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids, tmdb: tmdb))

@@ -87,7 +87,7 @@ extension FilmCacheCommand {
                     store: store, keyFingerprint: key, settings: settings, dailyLimit: dailyLimit, now: now)
                 tmdb = try await TMDbCallHistory.load(store: store, now: now, days: status.history.count)
             } catch {
-                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                throw fail(error.description, status: ExitStatus.of(error))
             }
             if keyNamed, !status.keyInLedger {
                 // Never echo the value: it may be the key itself, which is eight hex digits too.

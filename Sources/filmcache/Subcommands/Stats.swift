@@ -57,7 +57,7 @@ extension FilmCacheCommand {
                     worklist: worklist, now: now, tmdb: store,
                     tmdbTTL: (job?.settings ?? SettingValues()).value(.tmdbTTLDays) * FreshnessPolicy.day)
             } catch {
-                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                throw fail(error.description, status: ExitStatus.of(error))
             }
             print(json ? StatsReport.json(stats) : StatsReport.text(stats))
         }

@@ -165,7 +165,7 @@ extension FilmCacheCommand {
                 } catch {
                     await store.close()
                     let error = error as? StoreError ?? .unavailable(database: database, message: "\(error)")
-                    throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                    throw fail(error.description, status: ExitStatus.of(error))
                 }
                 print(SummaryReport.text(summary, keyFingerprint: key.fingerprint, database: database))
                 var status = max(Self.exitStatus(for: summary), Self.exitStatus(for: summary.tmdb))
@@ -276,7 +276,7 @@ extension FilmCacheCommand {
                     tmdb, ids: ids, store: store, options: options, time: time, logger: logger, stop: signals.stop)
             } catch {
                 await store.close()
-                throw fail(error.description, status: CommonOptions.exitStatus(for: error))
+                throw fail(error.description, status: ExitStatus.of(error))
             }
             print(SummaryReport.text(tmdb: summary.tmdb ?? TMDbWarmSummary(), database: location.displayName))
             var status = Self.exitStatus(for: summary.tmdb)
@@ -328,7 +328,7 @@ extension FilmCacheCommand {
             switch error {
             case .invalidKey: ExitStatus.configuration
             case .worklist: ExitStatus.dataError
-            case .store(let error): CommonOptions.exitStatus(for: error)
+            case .store(let error): ExitStatus.of(error)
             case .unreachable: ExitStatus.unavailable
             }
         }

@@ -81,7 +81,7 @@ extension CommonOptions {
                     server, password: password, time: pool?.time ?? .system, logger: logger, readOnly: readOnly,
                     pool: pool)
             } catch {
-                throw fail(error.description, status: Self.exitStatus(for: error))
+                throw fail(error.description, status: ExitStatus.of(error))
             }
         }
     }
@@ -102,7 +102,7 @@ extension CommonOptions {
                 return try await PostgresBackend.openIfPresent(
                     server, password: password, time: .system, logger: logger)
             } catch {
-                throw fail(error.description, status: Self.exitStatus(for: error))
+                throw fail(error.description, status: ExitStatus.of(error))
             }
         }
     }
@@ -123,8 +123,4 @@ extension CommonOptions {
             throw fail(error.description, status: ExitStatus.configuration)
         }
     }
-
-    /// The exit status of a command a read or write failed: 75 when the server could not be reached or
-    /// the connection was lost (worth trying later), else 74.
-    static func exitStatus(for error: any Error) -> Int32 { ExitStatus.of(error) }
 }
