@@ -41,6 +41,7 @@ let package = Package(
                 "CCrypto",
                 "CCurl",
                 "CFilmCacheSystem",
+                "CivilDays",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -56,6 +57,7 @@ let package = Package(
             ]
         ),
         .target(name: "SplitMix"),
+        .target(name: "CivilDays"),
         // The handler that closes an HTTP/1.0 connection after its answer, for serve and the stand-in.
         .target(
             name: "HTTP10Close",
@@ -67,7 +69,7 @@ let package = Package(
         .target(
             name: "OMDbStandIn",
             dependencies: [
-                "HTTP10Close", "SplitMix",
+                "CivilDays", "HTTP10Close", "SplitMix",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

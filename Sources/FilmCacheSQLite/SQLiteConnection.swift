@@ -18,9 +18,13 @@ final class SQLiteConnection {
     let path: String
     private var statementCache: [String: SQLiteStatement] = [:]
 
+    /// The library's process-wide settings, made before its first connection opens.
+    private static let configured: Void = { _ = fc_sqlite_memstatus_off() }()
+
     /// Opens (creating if asked) the database file at `path`; `immutable` opens it read-only as a
     /// file nothing changes (SQLite's `immutable` URI parameter: no locks, no `-wal` or `-shm`).
     init(path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false) throws(StoreError) {
+        _ = Self.configured
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))

@@ -31,7 +31,10 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     /// Reads the key from the environment variable `name` or, if given, a file.
     ///
     /// The file wins when both are present: an operator who names a file means it.
-    public static func load(environment: [String: String], variable name: String = "OMDB_API_KEY", file: String?)
+    /// The environment variable the key is read from unless a job names another.
+    public static let variable = "OMDB_API_KEY"
+
+    public static func load(environment: [String: String], variable name: String = APIKey.variable, file: String?)
         throws(ConfigurationError) -> APIKey
     {
         if let file {

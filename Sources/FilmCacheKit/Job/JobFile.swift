@@ -93,6 +93,6 @@ public struct JobFile: Sendable, Equatable {
     /// A `file` from the command line wins over the job's file and variable.
     public func apiKey(environment: [String: String], file: String? = nil) throws(ConfigurationError) -> APIKey {
         try APIKey.load(
-            environment: environment, variable: apiKeyVariable ?? "OMDB_API_KEY", file: file ?? apiKeyFile)
+            environment: environment, variable: apiKeyVariable ?? APIKey.variable, file: file ?? apiKeyFile)
     }
 }

@@ -4,23 +4,28 @@ import Foundation
 enum ReportTime {
     /// A zone's name for people: `UTC` for zero-offset GMT/UTC zones, else its identifier.
     static func zoneName(_ zone: TimeZone) -> String {
-        ["GMT", "UTC", "GMT+0000", "Etc/UTC", "Etc/GMT"].contains(zone.identifier) ? "UTC" : zone.identifier
+        zone.isNamedUTC ? "UTC" : zone.identifier
     }
 
     /// The wall-clock time of `instant` in `zone`, `"03:10"`.
     static func timeOfDay(_ instant: Date, in zone: TimeZone) -> String {
-        let parts = calendar(zone).dateComponents([.hour, .minute], from: instant)
-        return two(parts.hour ?? 0) + ":" + two(parts.minute ?? 0)
+        let minute = minuteOfDay(instant, in: zone)
+        return two(minute / 60) + ":" + two(minute % 60)
     }
 
     /// Minutes after local midnight of `instant` in `zone`.
     static func minuteOfDay(_ instant: Date, in zone: TimeZone) -> Int {
+        if zone.isNamedUTC { return Timestamp.civil(instant).seconds / 60 }
         let parts = calendar(zone).dateComponents([.hour, .minute], from: instant)
         return (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
     }
 
     /// The calendar day of `instant` in `zone`, `"2026-11-21"`.
     static func day(_ instant: Date, in zone: TimeZone) -> String {
+        if zone.isNamedUTC {
+            let (year, month, day, _) = Timestamp.civil(instant)
+            return CalendarDate(year: year, month: month, day: day).description
+        }
         let parts = calendar(zone).dateComponents([.year, .month, .day], from: instant)
         return CalendarDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1).description
     }

@@ -43,7 +43,8 @@ struct TextTable {
                 if column > 0 { line += gap }
                 line += Self.pad(cell, to: widths[column], alignment)
             }
-            return String(line.reversed().drop { $0 == " " }.reversed())
+            while line.utf8.last == UInt8(ascii: " ") { line.removeLast() }
+            return line
         }
     }
 

@@ -1,3 +1,4 @@
+import CivilDays
 import Foundation
 
 /// The one text form of instants in the cache database: ISO-8601 UTC to the second, `2026-11-21T02:54:22Z`.
@@ -7,18 +8,7 @@ import Foundation
 package enum Timestamp {
     /// Formats `date` (seconds truncated toward the past), by the days-from-civil algorithm, no formatter.
     package static func format(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let time = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day, time) = civil(date)
         if (0...9999).contains(year) {
             // Every stored instant: its 20 bytes written in place, one allocation.
             return String(unsafeUninitializedCapacity: 20) { out in
@@ -49,20 +39,27 @@ package enum Timestamp {
         return "\(date)T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
     }
 
+    /// The UTC calendar day of `date` and the seconds since its midnight (seconds truncated toward
+    /// the past), by the days-from-civil algorithm: no calendar, no time zone.
+    package static func civil(_ date: Date) -> (year: Int, month: Int, day: Int, seconds: Int) {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let (year, month, day) = CivilDays.date(days: days)
+        return (year, month, day, seconds - days * 86_400)
+    }
+
     /// Midnight UTC of a calendar day, by the inverse days-from-civil algorithm (no Calendar).
     static func midnight(year: Int, month: Int, day: Int) -> Date {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
-        return Date(timeIntervalSince1970: Double(days) * 86_400)
+        Date(timeIntervalSince1970: Double(CivilDays.days(year: year, month: month, day: day)) * 86_400)
     }
 
     /// Parses the form `format` writes; `nil` for anything else.
     package static func parse(_ text: String) -> Date? {
-        let utf8 = Array(text.utf8)
+        text.utf8.withContiguousStorageIfAvailable(parse) ?? Array(text.utf8).withUnsafeBufferPointer(parse)
+    }
+
+    /// ``parse(_:)`` of the text's bytes, read in place (the planner reads two a cached film).
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> Date? {
         guard utf8.count == 20, utf8[4] == UInt8(ascii: "-"), utf8[10] == UInt8(ascii: "T"),
             utf8[19] == UInt8(ascii: "Z")
         else { return nil }

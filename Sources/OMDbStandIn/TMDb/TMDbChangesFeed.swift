@@ -1,3 +1,4 @@
+import CivilDays
 import Foundation
 import SplitMix
 
@@ -23,28 +24,13 @@ struct TMDbDay: Sendable, Hashable, Comparable {
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
             (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        // Days from civil (Howard Hinnant's algorithm).
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        number = era * 146_097 + dayOfEra - 719_468
+        number = CivilDays.days(year: year, month: month, day: day)
         guard self.text == text else { return nil }
     }
 
     /// `YYYY-MM-DD`.
     var text: String {
-        // Civil from days (Howard Hinnant's algorithm).
-        let shifted = number + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDays.date(days: number)
         let yearText = String(year)
         return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + "-"
             + (month < 10 ? "0" : "") + "\(month)-" + (day < 10 ? "0" : "") + "\(day)"

@@ -42,8 +42,8 @@ struct JobOptions: ParsableArguments {
 
     /// The API key: `--api-key-file`, else the job's `api_key_file`, else its `api_key_env`, else `OMDB_API_KEY`.
     static func apiKey(file: String?, job: JobFile?) throws(ConfigurationError) -> APIKey {
-        let environment = ProcessInfo.processInfo.environment
-        guard let job else { return try APIKey.load(environment: environment, file: file) }
-        return try job.apiKey(environment: environment, file: file)
+        // Without a job only `OMDB_API_KEY` is read: no dictionary of the whole environment is made.
+        guard let job else { return try APIKey.load(environment: ProcessEnvironment.only(APIKey.variable), file: file) }
+        return try job.apiKey(environment: ProcessInfo.processInfo.environment, file: file)
     }
 }

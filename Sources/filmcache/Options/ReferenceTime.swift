@@ -15,7 +15,7 @@ enum ReferenceTime {
 
     /// The pinned instant, or `nil` for the wall clock; exits 78 when the variable is malformed.
     static func pinned() throws -> Date? {
-        guard let text = ProcessInfo.processInfo.environment[variable], !text.isEmpty else { return nil }
+        guard let text = ProcessEnvironment.value(variable), !text.isEmpty else { return nil }
         guard let date = instant(text) else {
             throw fail(
                 "\(variable) must be an ISO 8601 instant such as 2026-11-21T12:00:00Z", status: ExitStatus.configuration
@@ -35,7 +35,7 @@ enum ReferenceTime {
     /// a few seconds before a quota day's midnight and watch it cross.
     static func clock() throws -> @Sendable () -> Date {
         if let date = try pinned() { return { date } }
-        guard let text = ProcessInfo.processInfo.environment[startVariable], !text.isEmpty else { return { Date() } }
+        guard let text = ProcessEnvironment.value(startVariable), !text.isEmpty else { return { Date() } }
         guard let start = instant(text) else {
             throw fail(
                 "\(startVariable) must be an ISO 8601 instant such as 2026-11-21T23:59:58Z",

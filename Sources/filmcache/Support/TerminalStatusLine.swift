@@ -12,7 +12,7 @@ final class TerminalStatusLine: Sendable {
 
     /// Whether standard error is a terminal that understands redrawing a line.
     static let standardErrorIsTerminal: Bool = {
-        isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        isatty(2) == 1 && ProcessEnvironment.value("TERM") != "dumb"
     }()
 
     private let descriptor: Int32

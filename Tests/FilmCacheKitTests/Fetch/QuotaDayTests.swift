@@ -1,6 +1,7 @@
-import FilmCacheKit
 import Foundation
 import Testing
+
+@testable import FilmCacheKit
 
 extension FetchPolicyTests {
     /// Quota days in UTC and in zones with daylight saving.
@@ -114,6 +115,42 @@ extension FetchPolicyTests {
             }
             #expect(day.key == "2027-01-02")
             #expect(unusual == (["UTC", "Asia/Kolkata"].contains(zoneName) ? 0 : 2))
+        }
+
+        /// UTC's days are counted without a calendar; Africa/Abidjan has been UTC all year since 1912
+        /// under another name, so its days come from the calendar, and the two must agree to the second
+        /// (instants from 1916 to 2460).
+        @Test("UTC's days, counted without a calendar, are the calendar's days", arguments: ["GMT", "UTC", "Etc/UTC"])
+        func utcWithoutCalendar(zoneName: String) throws {
+            let zone = zoneName == "GMT" ? QuotaDay.defaultTimeZone : TestDates.zone(zoneName)
+            #expect(zone.isNamedUTC)
+            let calendarUTC = TestDates.zone("Africa/Abidjan")
+            #expect(!calendarUTC.isNamedUTC)
+            // Midnights, the second before, leap days, century years, instants before 1970.
+            var instants = [
+                TestDates.utc(2026, 11, 21), TestDates.utc(2026, 11, 20, 23, 59, 59), TestDates.utc(2028, 2, 29, 12),
+                TestDates.utc(2100, 3, 1), TestDates.utc(2000, 2, 29, 23, 59, 59),
+                TestDates.utc(1969, 12, 31, 23, 59, 59),
+                TestDates.utc(1970, 1, 1), TestDates.utc(1920, 3, 1, 0, 0, 1), Date(timeIntervalSince1970: -0.5),
+                TestDates.utc(2026, 11, 21).addingTimeInterval(-0.001),
+            ]
+            var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+            for _ in 0..<2_000 {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                instants.append(Date(timeIntervalSince1970: Double(seed >> 30) - 1_700_000_000))
+            }
+            for instant in instants {
+                let fast = QuotaDay(containing: instant, in: zone)
+                let calendar = QuotaDay(containing: instant, in: calendarUTC)
+                #expect(fast.date == calendar.date, "\(instant)")
+                #expect(fast.start == calendar.start && fast.nextReset == calendar.nextReset, "\(instant)")
+                #expect(QuotaDay(date: fast.date, in: zone)?.start == calendar.start, "\(instant)")
+                #expect(ReportTime.day(instant, in: zone) == ReportTime.day(instant, in: calendarUTC), "\(instant)")
+                #expect(
+                    ReportTime.timeOfDay(instant, in: zone) == ReportTime.timeOfDay(instant, in: calendarUTC),
+                    "\(instant)")
+            }
+            #expect(QuotaDay(key: "2026-02-29", in: zone) == nil)
         }
     }
 }

@@ -38,4 +38,38 @@ import Testing
             #expect(Timestamp.parse(text) == Date(timeIntervalSince1970: seconds), "\(text)")
         }
     }
+
+    @Test func malformedInstantsDoNotParse() {
+        for bad in [
+            "", "2026-11-21T12:00:00", "2026-11-21T12:00:00+00:00", "2026-11-21 12:00:00Z", "+026-11-21T12:00:00Z",
+            "2026-1a-21T12:00:00Z", "2026-11-21T12:00:0Z", "２026-11-21T12:00:00Z",
+        ] {
+            #expect(Timestamp.parse(bad) == nil, "\(bad)")
+        }
+        // A substring's bytes are read in place too.
+        let line = "at 2026-11-21T12:00:00Z."
+        let text = String(line.dropFirst(3).dropLast())
+        #expect(Timestamp.parse(text) == Date(timeIntervalSince1970: 1_795_262_400))
+    }
+
+    /// `released` and quota day keys: `YYYY-MM-DD`, digits only, a day that exists.
+    @Test func calendarDatesParseOnlyTheISOForm() {
+        #expect(CalendarDate(iso: "2026-11-21") == CalendarDate(year: 2026, month: 11, day: 21))
+        #expect(CalendarDate(iso: "0001-01-01") == CalendarDate(year: 1, month: 1, day: 1))
+        #expect(CalendarDate(iso: "2028-02-29") == CalendarDate(year: 2028, month: 2, day: 29))
+        #expect(CalendarDate(iso: "released 1999-12-31".dropFirst(9)) == CalendarDate(year: 1999, month: 12, day: 31))
+        for bad in [
+            "", "2026-11-2", "2026-11-211", "2026/11/21", "+999-01-01", "2026-+1-21", "2026-11--1", "2026-02-29",
+            "2026-13-01", "2026-00-10", "0000-01-01", "2026-11-2x", "2026-１1-21", "20261-1-21",
+        ] {
+            #expect(CalendarDate(iso: bad) == nil, "\(bad)")
+        }
+        var seed: UInt64 = 7
+        for _ in 0..<5_000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let (year, month, day) = (Int(seed >> 40) % 9_999 + 1, Int(seed >> 20) % 12 + 1, Int(seed >> 8) % 28 + 1)
+            let date = CalendarDate(year: year, month: month, day: day)
+            #expect(CalendarDate(iso: date.description) == date, "\(date)")
+        }
+    }
 }

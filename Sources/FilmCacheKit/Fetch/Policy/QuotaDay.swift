@@ -20,6 +20,11 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// The quota day that contains `instant`.
     public init(containing instant: Date, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
+        if timeZone.isNamedUTC {
+            let (year, month, day, _) = Timestamp.civil(instant)
+            self.init(utc: CalendarDate(year: year, month: month, day: day), timeZone)
+            return
+        }
         let calendar = QuotaDay.calendar(in: timeZone)
         let parts = calendar.dateComponents([.year, .month, .day], from: instant)
         self.init(
@@ -31,6 +36,10 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// The quota day for a calendar day; `nil` if the day does not exist.
     public init?(date: CalendarDate, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
         guard CalendarDate.isValid(year: date.year, month: date.month, day: date.day) else { return nil }
+        if timeZone.isNamedUTC {
+            self.init(utc: date, timeZone)
+            return
+        }
         let calendar = QuotaDay.calendar(in: timeZone)
         // Noon exists on every day, even where a switch skips midnight.
         let noonParts = DateComponents(year: date.year, month: date.month, day: date.day, hour: 12)
@@ -42,6 +51,15 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     public init?(key: String, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
         guard let date = CalendarDate(iso: key) else { return nil }
         self.init(date: date, in: timeZone)
+    }
+
+    /// A day of a UTC zone: 24 hours from its midnight, no calendar made (nor the time zone it
+    /// would read for itself first).
+    private init(utc date: CalendarDate, _ timeZone: TimeZone) {
+        self.date = date
+        self.timeZone = timeZone
+        start = Timestamp.midnight(year: date.year, month: date.month, day: date.day)
+        nextReset = start.addingTimeInterval(86_400)
     }
 
     private init(date: CalendarDate, start: Date, calendar: Calendar) {
@@ -96,4 +114,13 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
         calendar.timeZone = timeZone
         return calendar
     }
+}
+
+extension TimeZone {
+    /// The names of UTC: GMT and UTC with no offset, as `TimeZone(secondsFromGMT: 0)` and the
+    /// zone database name them.
+    package static let utcNames: Set<String> = ["GMT", "UTC", "GMT+0000", "Etc/UTC", "Etc/GMT"]
+
+    /// Whether this zone is UTC by its name: its days and times of day are counted without a calendar.
+    package var isNamedUTC: Bool { Self.utcNames.contains(identifier) }
 }
