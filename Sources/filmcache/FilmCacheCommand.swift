@@ -44,8 +44,8 @@ struct FilmCacheCommand: AsyncParsableCommand {
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let show = ShowRequest(arguments), let status = await show.run() {
-            Foundation.exit(status)
+        if let show = ShowRequest(arguments), let path = show.cache() {
+            Foundation.exit(await runToTheEnd { try await show.run(from: path) })
         }
         if let quota = QuotaRequest(arguments) {
             Foundation.exit(await runToTheEnd { try await quota.run() })

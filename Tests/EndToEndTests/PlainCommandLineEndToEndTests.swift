@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 
@@ -55,6 +56,28 @@ import Testing
             #expect(alias.stderr.contains("is an alias of \(ids[0])"), "\(alias.stderr)")
             let unknown = try BuiltBinaries.run("filmcache", ["show", "--db", scratch.db, "tt8888888"])
             #expect(unknown.status == 1 && unknown.stderr.contains("OMDb does not know it"), "\(unknown.stderr)")
+        }
+    }
+
+    /// A cache another process holds locked: the plain `show` waits out the busy timeout and fails
+    /// once, as the parsed command does (it used to hand the line to the parser, which waited again).
+    @Test func aShowOfALockedCacheFailsAsTheParsedCommandFails() async throws {
+        try await offThePool {
+            let scratch = try ReliabilityScratch("show-locked")
+            defer { scratch.removeUnlessKept() }
+            let ids = try Self.cache(scratch)
+            var db: OpaquePointer?
+            try #require(sqlite3_open_v2(scratch.db, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+            defer { sqlite3_close_v2(db) }
+            let lock = "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; UPDATE films SET title = title"
+            try #require(sqlite3_exec(db, lock, nil, nil, nil) == SQLITE_OK)
+            // Each of the two waits out the busy timeout once (10 s).
+            let line = ["show", "--db", scratch.db, ids[0]]
+            let plain = try BuiltBinaries.run("filmcache", line)
+            let parsed = try BuiltBinaries.run("filmcache", line + ["--log-level", "notice"])
+            #expect(plain.status == 74 && plain.stderr.contains("database is locked"), "\(plain.stderr)")
+            #expect(plain.stdout.isEmpty, "\(plain.stdout)")
+            #expect(plain.status == parsed.status && plain.stderr == parsed.stderr, "\(parsed.stderr)")
         }
     }
 

@@ -50,7 +50,7 @@ struct PlainArguments {
 
 /// A `filmcache show` answered without the parser: `show [--db FILE] [--json] ID`, in any order,
 /// the ID an IMDb ID or title URL, the file a SQLite cache that exists.
-struct ShowRequest {
+struct ShowRequest: Sendable {
     let title: String
     let database: String?
     let json: Bool
@@ -68,26 +68,31 @@ struct ShowRequest {
         json = plain.flags.contains("--json")
     }
 
-    /// Shows the film as the parsed command does and returns the exit status, or `nil`, having
-    /// printed nothing, when the parsed command is the one to say what is wrong: the title is no
-    /// IMDb ID, the database a URL, a name the command refuses or no file, or it cannot be opened.
-    func run() async -> Int32? {
-        guard let imdbID = FilmShowing.imdbID(named: title) else { return nil }
+    /// The SQLite file to show the film from, or `nil` when the parsed command is the one to say
+    /// what is wrong: the title is no IMDb ID, the database a URL, a name the command refuses or no file.
+    func cache() -> String? {
+        guard FilmShowing.imdbID(named: title) != nil else { return nil }
         let name = database ?? "filmcache.sqlite"
         guard !DatabaseName.isURL(name), let path = try? DatabaseName.resolve(name),
-            FileManager.default.fileExists(atPath: path),
-            let store = try? await SQLiteBackend.open(
-                path: path, logger: FilmShowing.logger(level: .notice), readOnly: true)
+            FileManager.default.fileExists(atPath: path)
         else { return nil }
-        var status: Int32 = 0
+        return path
+    }
+
+    /// Shows the film from the SQLite file at `path` as the parsed command does: a file that
+    /// cannot be opened (another process holds it locked past the busy wait) fails here, once,
+    /// as it fails there.
+    func run(from path: String) async throws {
+        guard let imdbID = FilmShowing.imdbID(named: title) else { return }
+        let store = try await CommonOptions.open(
+            .sqlite(path: path), job: nil, logger: FilmShowing.logger(level: .notice), readOnly: true)
         do {
             print(try await FilmShowing.text(of: imdbID, in: store, json: json))
         } catch {
-            StandardError.write("filmcache: \(error.message)")
-            status = error.status
+            await store.close()
+            throw fail(error.message, status: error.status)
         }
         await store.close()
-        return StandardOutput.finish(status: status)
     }
 }
 
