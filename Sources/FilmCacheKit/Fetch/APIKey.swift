@@ -28,12 +28,12 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     /// The name databases from before the slow hash gave this key (four hex digits, shared by many keys).
     package var legacyFingerprint: String { KeyFingerprint.legacy(secret) }
 
-    /// Reads the key from the environment variable `name` or, if given, a file.
-    ///
-    /// The file wins when both are present: an operator who names a file means it.
     /// The environment variable the key is read from unless a job names another.
     public static let variable = "OMDB_API_KEY"
 
+    /// Reads the key from the environment variable `name` or, if given, a file.
+    ///
+    /// The file wins when both are present: an operator who names a file means it.
     public static func load(environment: [String: String], variable name: String = APIKey.variable, file: String?)
         throws(ConfigurationError) -> APIKey
     {

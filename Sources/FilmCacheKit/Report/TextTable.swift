@@ -43,7 +43,7 @@ struct TextTable {
                 if column > 0 { line += gap }
                 line += Self.pad(cell, to: widths[column], alignment)
             }
-            while line.utf8.last == UInt8(ascii: " ") { line.removeLast() }
+            while line.last == " " { line.removeLast() }
             return line
         }
     }

@@ -46,7 +46,7 @@ import Testing
         ] {
             #expect(Timestamp.parse(bad) == nil, "\(bad)")
         }
-        // A substring's bytes are read in place too.
+        // A string cut from a longer one.
         let line = "at 2026-11-21T12:00:00Z."
         let text = String(line.dropFirst(3).dropLast())
         #expect(Timestamp.parse(text) == Date(timeIntervalSince1970: 1_795_262_400))
