@@ -22,12 +22,7 @@ enum ReportTime {
 
     /// The calendar day of `instant` in `zone`, `"2026-11-21"`.
     static func day(_ instant: Date, in zone: TimeZone) -> String {
-        if zone.isNamedUTC {
-            let (year, month, day, _) = Timestamp.civil(instant)
-            return CalendarDate(year: year, month: month, day: day).description
-        }
-        let parts = calendar(zone).dateComponents([.year, .month, .day], from: instant)
-        return CalendarDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1).description
+        QuotaDay(containing: instant, in: zone).key
     }
 
     /// A wait for people, to the minute: `"12h 05m"`, `"3m"`, `"2d 4h"`.

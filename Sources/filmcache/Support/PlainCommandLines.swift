@@ -51,27 +51,27 @@ struct PlainArguments {
 /// A `filmcache show` answered without the parser: `show [--db FILE] [--json] ID`, in any order,
 /// the ID an IMDb ID or title URL, the file a SQLite cache that exists.
 struct ShowRequest: Sendable {
-    let title: String
+    /// The film's ID, read from the title as the parsed command reads it.
+    let imdbID: String
     let database: String?
     let json: Bool
 
     /// The request `arguments` (without the program's name) make, or `nil` when the parser is to
-    /// read them.
+    /// read them (the title no IMDb ID among them).
     init?(_ arguments: [String]) {
         guard
             let plain = PlainArguments(
                 arguments, command: "show", options: ["--db"], flags: ["--json"], positionals: 1),
-            let title = plain.positionals.first
+            let title = plain.positionals.first, let imdbID = FilmShowing.imdbID(named: title)
         else { return nil }
-        self.title = title
+        self.imdbID = imdbID
         database = plain.options["--db"]
         json = plain.flags.contains("--json")
     }
 
     /// The SQLite file to show the film from, or `nil` when the parsed command is the one to say
-    /// what is wrong: the title is no IMDb ID, the database a URL, a name the command refuses or no file.
+    /// what is wrong: the database a URL, a name the command refuses or no file.
     func cache() -> String? {
-        guard FilmShowing.imdbID(named: title) != nil else { return nil }
         let name = database ?? "filmcache.sqlite"
         guard !DatabaseName.isURL(name), let path = try? DatabaseName.resolve(name),
             FileManager.default.fileExists(atPath: path)
@@ -83,7 +83,6 @@ struct ShowRequest: Sendable {
     /// cannot be opened (another process holds it locked past the busy wait) fails here, once,
     /// as it fails there.
     func run(from path: String) async throws {
-        guard let imdbID = FilmShowing.imdbID(named: title) else { return }
         let store = try await CommonOptions.open(
             .sqlite(path: path), job: nil, logger: FilmShowing.logger(level: .notice), readOnly: true)
         do {
