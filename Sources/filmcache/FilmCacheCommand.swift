@@ -157,8 +157,14 @@ func fail(_ message: String, status: Int32) -> ExitCode {
 /// holders: a job's key file they may not read is skipped with a notice, and the report names the
 /// busiest key, as with no key. An unreadable `--api-key-file` named on the command line is exit 78.
 func keyFingerprint(file: String?, job: JobFile? = nil) throws -> String? {
+    try ledgerKey(file: file, job: job)?.fingerprint
+}
+
+/// The key in OMDB_API_KEY, `file` or the job's key file, as ``keyFingerprint(file:job:)`` picks it,
+/// its name still being worked out (``APIKey/derivedFingerprint``).
+func ledgerKey(file: String?, job: JobFile? = nil) throws -> APIKey? {
     do {
-        return try JobOptions.apiKey(file: file, job: job).fingerprint
+        return try JobOptions.apiKey(file: file, job: job)
     } catch .missingKey {
         return nil
     } catch .unreadableKeyFile(let path, let reason) where file == nil {

@@ -8,16 +8,29 @@ import Foundation
 public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     /// The key text; only the URL builder reads it.
     let secret: String
+    /// The slow keyed hash that names the key (``KeyFingerprint``), begun when the key is read.
+    private let derivation: KeyFingerprint.Derivation
+
     /// The key's name in the ledger and the runs: a slow keyed hash in full (``KeyFingerprint``).
-    public let fingerprint: String
+    ///
+    /// Waits for the hash, which runs on a thread of its own from the moment the key is read.
+    public var fingerprint: String { derivation.name() }
+
+    /// ``fingerprint``, waited for without holding a thread.
+    package var derivedFingerprint: String {
+        get async { await derivation.derived() }
+    }
 
     /// Wraps `secret`, trimmed of surrounding whitespace and newlines; `nil` when empty.
     public init?(_ secret: String) {
         let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         self.secret = trimmed
-        self.fingerprint = KeyFingerprint.of(trimmed)
+        self.derivation = KeyFingerprint.derivation(of: trimmed)
     }
+
+    /// Two keys are one when their text is: the name follows from it.
+    public static func == (a: APIKey, b: APIKey) -> Bool { a.secret == b.secret }
 
     /// What finds the key echoed in an upstream's answer.
     var echo: SecretEcho { SecretEcho(secret) }

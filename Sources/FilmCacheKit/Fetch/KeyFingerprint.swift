@@ -1,4 +1,5 @@
 import CCrypto
+import Foundation
 import Synchronization
 
 /// How the ledger names an API key without storing it: a slow keyed hash, kept in full, shown short.
@@ -13,34 +14,93 @@ import Synchronization
 /// Databases from before this kept four hex digits of SHA-256 (``legacy(_:)``), which collide;
 /// a warm adopts its key's old rows under the new name (``QuotaLedger/adoptLegacyFingerprint(_:as:)``).
 public enum KeyFingerprint {
-    /// PBKDF2 rounds: about 60 ms once per process, the cost of every guess to whoever holds the database.
+    /// PBKDF2 rounds: about 100 ms once per process, the cost of every guess to whoever holds the database.
     static let rounds: Int32 = 200_000
     /// The salt: fixed (one key has one name in every database, so hosts sharing a ledger agree), naming its use.
     static let salt = Array("filmcache-ledger-v1".utf8)
     /// How many hex digits reports show.
     package static let shownDigits = 12
 
-    /// Keys already hashed by this process: hashing is slow on purpose, and a process sees one key or two.
-    private static let known = Mutex<[String: String]>([:])
+    /// Keys this process has named or is naming: hashing is slow on purpose, and a process sees one key or two.
+    private static let known = Mutex<[String: Derivation]>([:])
 
-    /// The stored name of `secret`: 64 lowercase hex digits.
+    /// The stored name of `secret`: 64 lowercase hex digits, once ``derivation(of:)`` has worked it out.
     static func of(_ secret: String) -> String {
-        if let name = known.withLock({ $0[secret] }) { return name }
+        derivation(of: secret).name()
+    }
+
+    /// The derivation of `secret`'s name: begun on a thread of its own the first time `secret` is
+    /// named, so a run can read its worklists and plan while the slow hash runs.
+    static func derivation(of secret: String) -> Derivation {
+        // Loaded here, on the caller's thread: without libcrypto the command stops before it does anything.
         CryptoGlobal.initialize()
-        var out = [UInt8](repeating: 0, count: 32)
-        let utf8 = Array(secret.utf8)
-        let ok = utf8.withUnsafeBufferPointer { password in
-            password.withMemoryRebound(to: CChar.self) { password in
-                fc_pbkdf2_sha256(
-                    password.baseAddress, Int32(password.count), salt, Int32(salt.count), rounds, &out, Int32(out.count)
-                )
+        let (derivation, begun) = known.withLock { known in
+            if let derivation = known[secret] { return (derivation, false) }
+            let derivation = Derivation()
+            known[secret] = derivation
+            return (derivation, true)
+        }
+        if begun {
+            Thread.detachNewThread {
+                derivation.finish(hex(derive(Array(secret.utf8), salt: salt, rounds: rounds, length: 32)))
             }
         }
-        // PKCS5_PBKDF2_HMAC fails only when out of memory; no weaker name may stand in for it.
+        return derivation
+    }
+
+    /// PBKDF2-HMAC-SHA256 of `password` with `salt`: `length` bytes.
+    static func derive(_ password: [UInt8], salt: [UInt8], rounds: Int32, length: Int) -> [UInt8] {
+        CryptoGlobal.initialize()
+        var out = [UInt8](repeating: 0, count: length)
+        let ok = password.withUnsafeBufferPointer { password in
+            password.withMemoryRebound(to: CChar.self) { password in
+                fc_pbkdf2_sha256(
+                    password.baseAddress, Int32(password.count), salt, Int32(salt.count), rounds, &out, Int32(length))
+            }
+        }
+        // It fails only on arguments out of range; no weaker name may stand in for it.
         precondition(ok == 1, "PBKDF2 failed")
-        let name = hex(out)
-        known.withLock { $0[secret] = name }
-        return name
+        return out
+    }
+
+    /// A key's name being worked out: waited for by a thread (``name()``) or a task (``derived()``).
+    final class Derivation: @unchecked Sendable {
+        /// Guards both properties; broadcast when the name is known.
+        private let condition = NSCondition()
+        private var known: String?
+        private var waiting: [CheckedContinuation<String, Never>] = []
+
+        /// The name, once derived: blocks the calling thread until then.
+        func name() -> String {
+            condition.lock()
+            defer { condition.unlock() }
+            while known == nil { condition.wait() }
+            return known ?? ""
+        }
+
+        /// The name, once derived: suspends the calling task until then.
+        func derived() async -> String {
+            await withCheckedContinuation { continuation in
+                condition.lock()
+                if let known {
+                    condition.unlock()
+                    continuation.resume(returning: known)
+                } else {
+                    waiting.append(continuation)
+                    condition.unlock()
+                }
+            }
+        }
+
+        fileprivate func finish(_ name: String) {
+            condition.lock()
+            known = name
+            let waiting = self.waiting
+            self.waiting = []
+            condition.broadcast()
+            condition.unlock()
+            for continuation in waiting { continuation.resume(returning: name) }
+        }
     }
 
     /// The name `secret` had before: four hex digits of its SHA-256.

@@ -29,14 +29,35 @@ public struct NightPlan: Sendable, Equatable {
     public static func make(
         worklist: Worklist, store: any PlanningStore, settings: PlanSettings, keyFingerprint: String?, now: Date
     ) async throws(StoreError) -> NightPlan {
+        try await make(worklist: worklist, store: store, settings: settings, now: now) { keyFingerprint }
+    }
+
+    /// Plans `worklist` as ``make(worklist:store:settings:keyFingerprint:now:)`` does, with the key's
+    /// ledger name from `ledgerKey`, asked for while the worklist is planned.
+    ///
+    /// A key's name is a slow hash (``KeyFingerprint``), worked out on a thread of its own from the
+    /// moment the key is read: the plan, ranked in full, is made meanwhile and cut to the calls
+    /// left once the ledger has answered.
+    package static func make(
+        worklist: Worklist, store: any PlanningStore, settings: PlanSettings, now: Date,
+        ledgerKey: @escaping @Sendable () async throws(StoreError) -> String?
+    ) async throws(StoreError) -> NightPlan {
         let day = QuotaDay(containing: now, in: settings.quotaTimeZone)
         let budget = QuotaBudget(limit: settings.dailyLimit, reservePercent: settings.reservePercent)
-        let entry = try await store.ledgerForPlanning(key: keyFingerprint, day: day)
+        let planner = Planner(freshness: settings.freshness)
+        async let ranked: Result<Plan, StoreError> = {
+            do throws(StoreError) {
+                return .success(try await store.plan(worklist, planner: planner, now: now, budget: nil))
+            } catch {
+                return .failure(error)
+            }
+        }()
+        let entry = try await store.ledgerForPlanning(key: try await ledgerKey(), day: day)
+        var plan = try await ranked.get()
         let used = entry?.used ?? 0
         let exhausted = entry?.exhaustedAt != nil
         let left = exhausted ? 0 : budget.left(used: used)
-        let plan = try await store.plan(
-            worklist, planner: Planner(freshness: settings.freshness), now: now, budget: left)
+        plan.cut(to: left)
         return NightPlan(
             plan: plan, quotaDay: day.key, callsPerDay: budget.usable, callsUsed: used, callsLeft: left,
             exhausted: exhausted, skippedLines: worklist.warnings.count, files: worklist.files)

@@ -72,9 +72,19 @@ public struct WarmJob: Sendable {
         }
         worklist.log(to: logger)
         do {
+            // The key's ledger rows under its old four-digit name are taken over before its use is read.
             let night = try await NightPlan.make(
-                worklist: worklist, store: store, settings: configuration.planSettings,
-                keyFingerprint: configuration.apiKey.fingerprint, now: instant)
+                worklist: worklist, store: store, settings: configuration.planSettings, now: instant
+            ) { [store, logger, key = configuration.apiKey] () async throws(StoreError) -> String? in
+                let name = await key.derivedFingerprint
+                let legacy = key.legacyFingerprint
+                if try await store.adoptLegacyFingerprint(legacy, as: name) {
+                    logger.notice(
+                        "ledger rows of the old four-digit key name adopted",
+                        metadata: ["old": "\(legacy)", "key": "\(KeyFingerprint.short(name))"])
+                }
+                return name
+            }
             return (night, worklist.warnings.count)
         } catch {
             throw .store(error)
@@ -91,17 +101,6 @@ public struct WarmJob: Sendable {
     private func run<C: Clock>(stop: WarmStop, on clock: C) async throws(WarmError) -> WarmSummary
     where C.Duration == Duration {
         let startedAt = now()
-        do {
-            let key = configuration.apiKey
-            let legacy = key.legacyFingerprint
-            if try await store.adoptLegacyFingerprint(legacy, as: key.fingerprint) {
-                logger.notice(
-                    "ledger rows of the old four-digit key name adopted",
-                    metadata: ["old": "\(legacy)", "key": "\(key.shortFingerprint)"])
-            }
-        } catch {
-            throw .store(error)
-        }
         let (night, skippedLines) = try await planTonight(at: startedAt)
         let runID: Int
         do {

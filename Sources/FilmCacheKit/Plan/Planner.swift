@@ -245,6 +245,21 @@ public struct Plan: Sendable, Equatable {
         if let failedBefore, let id = target.imdbID { self.failedBefore[id] = failedBefore }
     }
 
+    /// Keeps the first `budget` targets of ``scheduled`` and defers the rest, ahead of those already
+    /// deferred: the plan scheduling with `budget` from the start would have made.
+    public mutating func cut(to budget: Int?) {
+        guard let budget, scheduled.count > max(budget, 0) else { return }
+        let kept = max(budget, 0)
+        var deferred = FetchTargets()
+        for target in scheduled[kept...] {
+            deferred.append(target)
+            if let id = target.imdbID { failedBefore[id] = nil }
+        }
+        for target in postponed { deferred.append(target) }
+        postponed = deferred
+        scheduled = FetchTargets(scheduled.prefix(kept))
+    }
+
     /// Every ID and title due, within the budget or not.
     public var due: Int { scheduled.count + postponed.count }
 

@@ -102,7 +102,8 @@ extension FilmCacheCommand {
             let job = request.job
             let values = job?.settings ?? SettingValues()
             let planned = Set(request.sources.isEmpty ? values.value(.sources) : request.sources)
-            let fingerprint = planned.contains("omdb") ? try keyFingerprint(file: request.apiKeyFile, job: job) : nil
+            // The key's name is worked out while the worklists are read and planned.
+            let key = planned.contains("omdb") ? try ledgerKey(file: request.apiKeyFile, job: job) : nil
             let now = try ReferenceTime.now()
             let worklist = try WorklistFormatOption.read(request.worklists, format: request.format)
             worklist.log(to: logger)
@@ -133,11 +134,13 @@ extension FilmCacheCommand {
             }
             let night: NightPlan
             do {
-                night = try await NightPlan.make(
-                    worklist: worklist, store: store, settings: settings, keyFingerprint: fingerprint, now: now)
+                night = try await NightPlan.make(worklist: worklist, store: store, settings: settings, now: now) {
+                    await key?.derivedFingerprint
+                }
             } catch {
                 throw fail(error.description, status: ExitStatus.of(error))
             }
+            let fingerprint = key?.fingerprint
             if json {
                 print(PlanReport.json(night, keyFingerprint: fingerprint, ids: ids, tmdb: tmdb))
             } else {

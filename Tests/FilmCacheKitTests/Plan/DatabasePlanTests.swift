@@ -58,13 +58,19 @@ import Testing
         let store = try CacheStore(path: dir.file("cache-\(seed).sqlite"), logger: SampleFilms.logger)
         let worklist = try randomCache(seed: seed, store: store)
         let planner = Planner()
-        for budget in [nil, 0, 37, 10_000] as [Int?] {
+        let uncut = try store.plan(worklist, planner: planner, now: now, budget: nil)
+        for budget in [nil, -3, 0, 1, 37, 10_000] as [Int?] {
             let inMemory = planner.plan(
                 try store.states(of: worklist.ids), demand: worklist.demand, now: now, budget: budget)
             let database = try store.plan(worklist, planner: planner, now: now, budget: budget)
             #expect(database == inMemory, "seed \(seed), budget \(String(describing: budget))")
             #expect(database.due > 0 && database.fresh > 0 && database.notFoundAwaitingRecheck > 0)
+            // A warm plans in full while its key's name is worked out, then cuts to the calls left.
+            var cut = uncut
+            cut.cut(to: budget)
+            #expect(cut == database, "seed \(seed), cut to \(String(describing: budget))")
         }
+        #expect(!uncut.failedBefore.isEmpty, "failed IDs are scheduled, so the cut has failure counts to drop")
     }
 
     @Test func demandCountsFilesNotMentions() throws {
