@@ -68,39 +68,62 @@ func curlOpenSocket(
 
 /// libcurl header callback: keeps `Retry-After`, `Content-Type`, `ETag` and `Last-Modified`; a new
 /// status line starts a new response.
+///
+/// Called for every header line of every response on the loop thread, which every transfer
+/// shares: a line is told by its first byte and compared byte by byte, and a `String` is made
+/// only for a header kept.
 func curlHeader(
     _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
 ) -> Int {
     let length = size * count
-    guard let data, let context else { return length }
+    guard let data, let context, length > 0 else { return length }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    // Called for every header line of every response: look at bytes, make a String only for those kept.
     let line = UnsafeRawBufferPointer(start: data, count: length)
-    func value(of name: String) -> String? {
-        let count = name.utf8.count
-        guard length > count, zip(line.prefix(count), name.utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else {
-            return nil
-        }
-        // The value without the blanks around it (HTTP's spaces and tabs, and the line's CR LF).
-        var value = line.dropFirst(count)
-        while let first = value.first, isBlank(first) { value = value.dropFirst() }
-        while let last = value.last, isBlank(last) { value = value.dropLast() }
-        return String(decoding: value, as: UTF8.self)
-    }
-    func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-    if line.starts(with: "HTTP/".utf8) {
+    switch line[0] | 0x20 {
+    case UInt8(ascii: "h"):
+        guard HeaderLine.starts(line, with: "HTTP/", anyCase: false) else { break }
         transfer.retryAfter = nil
         transfer.contentType = nil
         transfer.etag = nil
         transfer.lastModified = nil
-    } else if let text = value(of: "content-type:") {
-        transfer.contentType = text
-    } else if let text = value(of: "retry-after:") {
-        transfer.retryAfter = text
-    } else if let text = value(of: "etag:") {
-        transfer.etag = text
-    } else if let text = value(of: "last-modified:") {
-        transfer.lastModified = text
+    case UInt8(ascii: "c"):
+        if let text = HeaderLine.value(line, of: "content-type:") { transfer.contentType = text }
+    case UInt8(ascii: "r"):
+        if let text = HeaderLine.value(line, of: "retry-after:") { transfer.retryAfter = text }
+    case UInt8(ascii: "e"):
+        if let text = HeaderLine.value(line, of: "etag:") { transfer.etag = text }
+    case UInt8(ascii: "l"):
+        if let text = HeaderLine.value(line, of: "last-modified:") { transfer.lastModified = text }
+    default:
+        break
     }
     return length
+}
+
+/// One header line as libcurl hands it over: its bytes, CR LF included.
+enum HeaderLine {
+    /// Whether `line` begins with `prefix`, letters in any case when `anyCase`.
+    static func starts(_ line: UnsafeRawBufferPointer, with prefix: StaticString, anyCase: Bool) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard line.count >= count else { return false }
+        let fold: UInt8 = anyCase ? 0x20 : 0
+        let bytes = prefix.utf8Start
+        for index in 0..<count where line[index] | fold != bytes[index] | fold { return false }
+        return true
+    }
+
+    /// The value of the header `name` (with its colon) in `line`, without the blanks around it
+    /// (HTTP's spaces and tabs, and the line's CR LF); `nil` when `line` is another header.
+    static func value(_ line: UnsafeRawBufferPointer, of name: StaticString) -> String? {
+        guard line.count > name.utf8CodeUnitCount, starts(line, with: name, anyCase: true) else { return nil }
+        var start = name.utf8CodeUnitCount
+        var end = line.count
+        while start < end, isBlank(line[start]) { start += 1 }
+        while end > start, isBlank(line[end - 1]) { end -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+    }
 }
