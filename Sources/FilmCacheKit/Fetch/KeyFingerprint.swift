@@ -21,6 +21,9 @@ public enum KeyFingerprint {
     /// How many hex digits reports show.
     package static let shownDigits = 12
 
+    /// The name of the thread that works a key's name out, as `top -H` and `/proc` show it.
+    static let threadName = "filmcache-key"
+
     /// Keys this process has named or is naming: hashing is slow on purpose, and a process sees one key or two.
     private static let known = Mutex<[String: Derivation]>([:])
 
@@ -41,9 +44,18 @@ public enum KeyFingerprint {
             return (derivation, true)
         }
         if begun {
+            // The thread starts with every signal blocked, whichever thread reads the key: a stop
+            // signal is for the command's own handling (StopSignals), never for a thread that
+            // only hashes.
+            var all = sigset_t()
+            var before = sigset_t()
+            sigfillset(&all)
+            pthread_sigmask(SIG_BLOCK, &all, &before)
             Thread.detachNewThread {
+                Thread.current.name = threadName
                 derivation.finish(hex(derive(Array(secret.utf8), salt: salt, rounds: rounds, length: 32)))
             }
+            pthread_sigmask(SIG_SETMASK, &before, nil)
         }
         return derivation
     }

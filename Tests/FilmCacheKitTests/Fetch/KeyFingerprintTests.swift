@@ -72,6 +72,41 @@ import Testing
         #expect(key == APIKey(" \(secret)\n")! && key != APIKey("1234abcd")!)
     }
 
+    @Test func theHashingThreadBlocksTheStopSignalsWhateverThreadReadsTheKey() throws {
+        // A thread that let SIGINT, SIGTERM or SIGHUP in would take a stop signal the command
+        // ignores (SIG_IGN, to read it from a signal source) and lose it. This thread blocks none.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        var before = sigset_t()
+        pthread_sigmask(SIG_SETMASK, &unblocked, &before)
+        defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
+        let key = APIKey("feed\(UInt32.random(in: 0...UInt32.max))")!
+        // The hash takes tens of milliseconds at least: its thread is found while it runs.
+        var blocked: UInt64?
+        for _ in 0..<100_000 where blocked == nil {
+            blocked = Self.blockedSignals(ofThreadNamed: KeyFingerprint.threadName)
+        }
+        let mask = try #require(blocked, "no thread named \(KeyFingerprint.threadName) while the key was hashed")
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            #expect(mask & (1 << UInt64(signal - 1)) != 0, "signal \(signal) reaches the hashing thread")
+        }
+        #expect(key.fingerprint.count == 64)
+    }
+
+    /// The blocked-signal mask (SigBlk) of a live thread of this process named `name`.
+    static func blockedSignals(ofThreadNamed name: String) -> UInt64? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+        for task in tasks {
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                comm.trimmingCharacters(in: .newlines) == name,
+                let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") })
+            else { continue }
+            return UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        }
+        return nil
+    }
+
     @Test func keysWhoseOldNamesCollideHaveNamesOfTheirOwn() {
         let (a, b) = (APIKey("5f35235b")!, APIKey("5f37cbe5")!)
         #expect(a.legacyFingerprint == "7ec9" && b.legacyFingerprint == "7ec9")
