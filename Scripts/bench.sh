@@ -3,7 +3,7 @@
 #   fetch   filmcache-bench fetch (libcurl multi from Swift) vs curl --parallel --parallel-max 32,
 #           same URLs, same nginx serving the generated corpus from files
 #   warm    the whole filmcache warm (fetch + decode + normalize + upsert) vs the same curl run,
-#           with peak RSS from /usr/bin/time -v
+#           with peak RSS from /usr/bin/time -v; BENCH_WARM_ROUNDS (3) rounds
 #   upsert  normalized films into a fresh cache (then again, as updates) vs Python's sqlite3 executemany
 #           of the same rows into the same schema
 #   plan    `filmcache plan` of a BENCH_PLAN_IDS (100000) worklist over a BENCH_PLAN_ROWS (1000000) cache
@@ -204,9 +204,10 @@ fi # decode
 if want warm; then
 echo
 echo "== warm end to end: fetch + decode + normalize + upsert into a fresh DB =="
-echo "   (three rounds, each curl --parallel then filmcache warm, so both see the same machine; medians)"
+warm_rounds=${BENCH_WARM_ROUNDS:-3}
+echo "   ($warm_rounds rounds, each curl --parallel then filmcache warm, so both see the same machine; medians)"
 pairs=""
-for round in 1 2 3; do
+for round in $(seq 1 "$warm_rounds"); do
   t0=$(now)
   curl -s --parallel --parallel-max "$inflight" --config "$work/curl.cfg" -o /dev/null 2>/dev/null
   t1=$(now)

@@ -24,6 +24,21 @@ extension Reliability {
             return try scratch.sqlite("SELECT coalesce(sum(used), 0) FROM quota_ledger") == "0"
         }
 
+        @Test func aRunThatStopsWhileItsKeyIsHashedExitsAsItMeant() throws {
+            // The key's slow name is worked out on a thread of its own from the moment the key is
+            // read; a base URL refused right after ends the process with that thread mid-hash. The
+            // exit must stay the refusal's (an earlier try, through libcrypto's PBKDF2, crashed here
+            // as the exit tore libcrypto down under the thread). Each run a key of its own.
+            let list = try worklist()
+            for run in 0..<20 {
+                let out = try BuiltBinaries.run(
+                    "filmcache", ["warm", "--db", scratch.db, "--base-url", "ftp://127.0.0.1/", "--rate", "0", list],
+                    environment: ["OMDB_API_KEY": "\(key)\(run)"])
+                #expect(out.status == 78, "run \(run): \(out.stderr)")
+                #expect(out.stderr.hasPrefix("filmcache: --base-url"), "run \(run): \(out.stderr)")
+            }
+        }
+
         @Test(arguments: [
             "file:///etc/passwd#", "http://127.0.0.1:99999/", "http://127.0.0.1:0/", "ftp://127.0.0.1/",
             "gopher://127.0.0.1:70/", "http:///", "127.0.0.1:8765", "http://127.0.0.1:8765/#x",
