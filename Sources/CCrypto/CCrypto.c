@@ -9,7 +9,8 @@
 #include <string.h>
 
 /* As libcrypto.so.3 defines them. The SHA-256 block functions are deprecated in OpenSSL 3 (their
-   declarations warn), not removed: every 3.x exports them. Their types are written out here. */
+   declarations warn), not removed: Debian's libssl3, as every 3.x built without `no-deprecated`,
+   exports them. Their types are written out here. */
 typedef int (*sha256_init_fn)(SHA256_CTX *);
 typedef int (*sha256_update_fn)(SHA256_CTX *, const void *, size_t);
 typedef int (*sha256_final_fn)(unsigned char *, SHA256_CTX *);

@@ -4,7 +4,8 @@ import Foundation
 /// An OMDb API key that never prints itself.
 ///
 /// `description` and string interpolation show only the short fingerprint, so a key
-/// that slips into a log line or an error message stays secret.
+/// that slips into a log line or an error message stays secret (and, like ``fingerprint``,
+/// wait for the key's slow name to be worked out).
 public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     /// The key text; only the URL builder reads it.
     let secret: String

@@ -27,11 +27,6 @@ public enum KeyFingerprint {
     /// Keys this process has named or is naming: hashing is slow on purpose, and a process sees one key or two.
     private static let known = Mutex<[String: Derivation]>([:])
 
-    /// The stored name of `secret`: 64 lowercase hex digits, once ``derivation(of:)`` has worked it out.
-    static func of(_ secret: String) -> String {
-        derivation(of: secret).name()
-    }
-
     /// The derivation of `secret`'s name: begun on a thread of its own the first time `secret` is
     /// named, so a run can read its worklists and plan while the slow hash runs.
     static func derivation(of secret: String) -> Derivation {
@@ -44,12 +39,13 @@ public enum KeyFingerprint {
             return (derivation, true)
         }
         if begun {
-            // The thread starts with every signal blocked, whichever thread reads the key: a stop
-            // signal is for the command's own handling (StopSignals), never for a thread that
-            // only hashes.
+            // The thread starts with every signal blocked but the faults, whichever thread reads the
+            // key: a stop signal is for the command's own handling (StopSignals), never for a thread
+            // that only hashes; a fault there still reaches the runtime's crash handler.
             var all = sigset_t()
             var before = sigset_t()
             sigfillset(&all)
+            for fault in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT] { sigdelset(&all, fault) }
             pthread_sigmask(SIG_BLOCK, &all, &before)
             Thread.detachNewThread {
                 Thread.current.name = threadName

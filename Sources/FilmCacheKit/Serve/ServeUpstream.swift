@@ -147,11 +147,13 @@ final class ServeUpstream: Sendable {
     /// The gate for calls at `instant`, made on the first call of a quota day; `nil` while the
     /// day's budget is spent.
     private func gate(at instant: Date) -> QuotaGate? {
-        state.withLock { state in
+        // Read before the lock: the key's name may still be being worked out (``APIKey/fingerprint``).
+        let key = configuration.apiKey.fingerprint
+        return state.withLock { state in
             if let spent = state.spentDay, spent.contains(instant) { return nil }
             if let gate = state.gate { return gate }
             let gate = QuotaGate(
-                store: store, key: configuration.apiKey.fingerprint, dailyLimit: configuration.dailyLimit,
+                store: store, key: key, dailyLimit: configuration.dailyLimit,
                 usable: configuration.dailyLimit, block: 1, growth: 1, time: time,
                 quotaDay: { [configuration] in configuration.quotaDay(containing: $0) })
             state.gate = gate

@@ -74,7 +74,8 @@ import Testing
 
     @Test func theHashingThreadBlocksTheStopSignalsWhateverThreadReadsTheKey() throws {
         // A thread that let SIGINT, SIGTERM or SIGHUP in would take a stop signal the command
-        // ignores (SIG_IGN, to read it from a signal source) and lose it. This thread blocks none.
+        // ignores (SIG_IGN, to read it from a signal source) and lose it. This thread blocks none
+        // of them itself. (Every hashing thread is found by one name: any of them must block them.)
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
         var before = sigset_t()
@@ -89,6 +90,10 @@ import Testing
         let mask = try #require(blocked, "no thread named \(KeyFingerprint.threadName) while the key was hashed")
         for signal in [SIGINT, SIGTERM, SIGHUP] {
             #expect(mask & (1 << UInt64(signal - 1)) != 0, "signal \(signal) reaches the hashing thread")
+        }
+        // A fault there still reaches the runtime's crash handler.
+        for fault in [SIGSEGV, SIGBUS, SIGILL, SIGTRAP] {
+            #expect(mask & (1 << UInt64(fault - 1)) == 0, "fault \(fault) is blocked on the hashing thread")
         }
         #expect(key.fingerprint.count == 64)
     }
