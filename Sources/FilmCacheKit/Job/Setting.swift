@@ -60,7 +60,7 @@ public struct Setting<Value: Sendable & Equatable>: Sendable {
     /// The flag's help line: what it does, its range where the line names it, and its default.
     public var help: String {
         var line = helpLine ?? meaning
-        if let range { line = line.replacingOccurrences(of: "{range}", with: range.span(kind.helpBound)) }
+        if let range { line = SettingText.replacing("{range}", with: range.span(kind.helpBound), in: line) }
         guard let defaultValue else { return line }
         let text = defaultText ?? kind.help(defaultValue)
         return line + " Default \(text)."

@@ -2,6 +2,29 @@ import Foundation
 
 /// How setting values are written in messages, help and docs/JOBS.md.
 enum SettingText {
+    /// `line` with each `marker` in it replaced by `text`.
+    ///
+    /// Every command line reads the help of each of its flags, so this runs at every start: Swift's
+    /// own strings here, where Foundation's `replacingOccurrences` goes through CFString and maps its
+    /// code into every process.
+    static func replacing(_ marker: String, with text: String, in line: String) -> String {
+        let bytes = Array(line.utf8)
+        let mark = Array(marker.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + text.utf8.count)
+        var index = 0
+        while index < bytes.count {
+            if !mark.isEmpty, bytes[index...].starts(with: mark) {
+                result += text.utf8
+                index += mark.count
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
     /// `256`, `0.001`: whole numbers without a fraction, no grouping (as messages and help write them).
     static func plain(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)

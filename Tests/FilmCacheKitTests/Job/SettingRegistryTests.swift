@@ -92,6 +92,16 @@ import Testing
             Setting.maxRuntime.help == "Stop cleanly after this long (seconds, or 90s, 45m, 2h, 1h30m) and exit 75.")
     }
 
+    @Test func aMarkerIsReplacedWhereverItStandsAndNothingElseIs() {
+        #expect(SettingText.replacing("{range}", with: "1 to 9", in: "Calls ({range}).") == "Calls (1 to 9).")
+        #expect(SettingText.replacing("{range}", with: "x", in: "{range}{range} and {range}") == "xx and x")
+        #expect(SettingText.replacing("{range}", with: "x", in: "{rang} {range") == "{rang} {range")
+        #expect(SettingText.replacing("{range}", with: "{range}", in: "a {range} b") == "a {range} b")
+        #expect(SettingText.replacing("{range}", with: "0,1–2 s", in: "Pause ({range}) é") == "Pause (0,1–2 s) é")
+        #expect(SettingText.replacing("{range}", with: "x", in: "") == "")
+        #expect(SettingText.replacing("", with: "x", in: "abc") == "abc")
+    }
+
     @Test func rangesAndOrderAreOneCheck() {
         let problems = SettingValues.problems([.maxInFlight: 0, .retryBase: 9, .retryCap: 2], name: \.flag)
         #expect(
