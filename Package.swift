@@ -200,3 +200,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Our Swift targets reach a generic type's metadata through its accessor, handed the conformances it
+// needs, never by demangling the type's name at first use. Demangling a type that holds a
+// conformance (a `Set<String>`, a `Setting<Int>`) finds that conformance by scanning every
+// conformance record of the binary, and the binary holds NIO's, Hummingbird's and PostgresNIO's
+// too: a fifth of `show`, `quota` and `plan` went to those scans.
+let cTargets: Set<String> = ["CCurl", "CCrypto", "CFilmCacheSystem", "CSQLite"]
+for target in package.targets where !cTargets.contains(target.name) {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
+        ]
+}
