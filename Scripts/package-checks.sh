@@ -69,6 +69,10 @@ install)
   ! ldd /usr/bin/filmcache | grep -q libcurl || fail "/usr/bin/filmcache links libcurl at start-up"
   # libcrypto too, by the commands that name a key or a poster (the package Depends on libssl3 for it).
   ! ldd /usr/bin/filmcache | grep -q libcrypto || fail "/usr/bin/filmcache links libcrypto at start-up"
+  # libstdc++ is linked in (Scripts/build-deb.sh): loaded, it had thousands of symbols bound at every start.
+  for binary in /usr/bin/filmcache /usr/bin/omdb-standin; do
+    ! ldd "$binary" | grep -q 'libstdc++' || fail "$binary loads libstdc++ (it is linked in)"
+  done
 
   echo "-- the user, the directories, the conffiles"
   [ "$(stat -c '%a %U %G' /var/lib/filmcache)" = "2750 filmcache filmcache" ] || fail "/var/lib/filmcache: $(stat -c '%a %U %G' /var/lib/filmcache)"
