@@ -31,16 +31,19 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/n
 build=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
   -Xlinker "--version-script=$PWD/Packaging/local-symbols.map" --scratch-path "$scratch")
 # libstdc++ (the Swift runtime's and toml++'s) linked in too, from its archive: a linker script named
-# libstdc++.so, in a directory searched before the compiler's, names libstdc++.a. Loaded as a shared
+# libstdc++.so, in a directory searched before the compiler's (SwiftPM hands `-Xlinker -L…` to swiftc as
+# a -L of its own, ahead of the toolchain's; package-checks.sh checks that ldd finds no libstdc++),
+# names libstdc++.a. Loaded as a shared
 # library it had its 4,309 symbols bound at every start (-z now): a fifth of `show`'s instructions.
 # The GCC Runtime Library Exception allows it (Packaging/copyright).
-clang=$(dirname "$(command -v "$SWIFT")")/clang
+# The toolchain's clang (beside swift, its links followed) names the archive its links would use.
+clang=$(dirname "$(readlink -f "$(command -v "$SWIFT" || echo swift)")")/clang
 [ -x "$clang" ] || clang=clang
 stdcxx=$("$clang" -print-file-name=libstdc++.a)
 [ -f "$stdcxx" ] || { echo "no libstdc++.a ($stdcxx): install libstdc++-12-dev" >&2; exit 1; }
 mkdir -p "$scratch/static-libstdc++"
-stdcxx_dir=$(cd "$scratch/static-libstdc++" && pwd)
-echo "INPUT($stdcxx)" >"$stdcxx_dir/libstdc++.so"
+stdcxx_dir=$(CDPATH='' cd -- "$scratch/static-libstdc++" >/dev/null && pwd)
+echo "INPUT(\"$stdcxx\")" >"$stdcxx_dir/libstdc++.so"
 build+=(-Xlinker "-L$stdcxx_dir")
 for product in filmcache omdb-standin; do
   $SWIFT build "${build[@]}" --product "$product"

@@ -71,7 +71,7 @@ install)
   ! ldd /usr/bin/filmcache | grep -q libcrypto || fail "/usr/bin/filmcache links libcrypto at start-up"
   # libstdc++ is linked in (Scripts/build-deb.sh): loaded, it had thousands of symbols bound at every start.
   for binary in /usr/bin/filmcache /usr/bin/omdb-standin; do
-    ! ldd "$binary" | grep -q 'libstdc++' || fail "$binary loads libstdc++ (it is linked in)"
+    [[ $(ldd "$binary") != *libstdc++* ]] || fail "$binary loads libstdc++ (it is linked in)"
   done
 
   echo "-- the user, the directories, the conffiles"

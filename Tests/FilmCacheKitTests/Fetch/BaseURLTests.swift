@@ -39,6 +39,9 @@ import Testing
         "http://host/?a=[b]", "http://host/[x]", "http://h_o~s-t.x/", "http://h!$&'()*+,;=/", "http://ho^st/",
         "http://host/\\", "http://host/%00", "http://host:+80/", "http://host:-1/", "http://host:0080/",
         "https://omdb.example:0443/path?x=1",
+        // Past 2,048 bytes the decoder refuses a host, plain or not; a DNS name ends at 253.
+        "http://" + String(repeating: "a", count: 2049) + "/", "http://" + String(repeating: "a", count: 2048) + "/",
+        "http://" + String(repeating: "a", count: 254) + "/", "http://" + String(repeating: "a.", count: 1100) + "/",
     ]
 
     @Test func writtenURLsGetTheVerdictFoundationsReadingGave() {
