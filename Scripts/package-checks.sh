@@ -61,14 +61,14 @@ install)
   echo "-- ldd"
   for binary in /usr/bin/filmcache /usr/bin/omdb-standin; do
     ldd "$binary"
-    ! ldd "$binary" | grep -q 'not found' || fail "$binary: a library is not found"
+    [[ $(ldd "$binary") != *'not found'* ]] || fail "$binary: a library is not found"
     ldd "$binary" | awk '/=>/ { print $3 } !/=>/ { print $1 }' | grep -v '^linux-vdso' |
       grep -Ev '^/(usr/)?lib(64|32|x32)?/' && fail "$binary loads a library outside /lib and /usr/lib"
   done
   # libcurl is loaded by the commands that fetch (the package Depends on libcurl4 for it), not at start-up;
-  ! ldd /usr/bin/filmcache | grep -q libcurl || fail "/usr/bin/filmcache links libcurl at start-up"
+  [[ $(ldd /usr/bin/filmcache) != *libcurl* ]] || fail "/usr/bin/filmcache links libcurl at start-up"
   # libcrypto too, by the commands that name a key or a poster (the package Depends on libssl3 for it).
-  ! ldd /usr/bin/filmcache | grep -q libcrypto || fail "/usr/bin/filmcache links libcrypto at start-up"
+  [[ $(ldd /usr/bin/filmcache) != *libcrypto* ]] || fail "/usr/bin/filmcache links libcrypto at start-up"
   # libstdc++ is linked in (Scripts/build-deb.sh): loaded, it had thousands of symbols bound at every start.
   for binary in /usr/bin/filmcache /usr/bin/omdb-standin; do
     [[ $(ldd "$binary") != *libstdc++* ]] || fail "$binary loads libstdc++ (it is linked in)"
