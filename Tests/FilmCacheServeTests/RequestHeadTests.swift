@@ -134,7 +134,11 @@ import Testing
         var wholes = 0
         var hits = 0
         var closing = 0
-        for _ in 0..<20_000 {
+        // 20,000 draws, and more while few whole heads close their connection (about one in a
+        // hundred does, so a fixed count of draws fell short of the check below in some seeds).
+        var draws = 0
+        while draws < 20_000 || (closing < 20 && draws < 400_000) {
+            draws += 1
             var text = "\(methods.randomElement(using: &generator)!) \(targets.randomElement(using: &generator)!)"
             text += " \(versions.randomElement(using: &generator)!)\r\n"
             for _ in 0..<Int.random(in: 0...4, using: &generator) {
@@ -173,7 +177,9 @@ import Testing
             }
         }
         // The draw reaches both kinds.
-        #expect(wholes > 1_000 && hits > 100 && closing > 5, "\(wholes) whole heads, \(hits) hits, \(closing) closing")
+        #expect(
+            wholes > 1_000 && hits > 100 && closing >= 20,
+            "\(wholes) whole heads, \(hits) hits, \(closing) closing (seed \(seed))")
     }
 
     /// The parts NIO's HTTP/1 server decoder reads from `text`, with `serve`'s limits.
