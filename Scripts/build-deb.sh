@@ -31,12 +31,11 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/n
 build=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
   -Xlinker "--version-script=$PWD/Packaging/local-symbols.map" --scratch-path "$scratch")
 # libstdc++ (the Swift runtime's and toml++'s) linked in too, from its archive: a linker script named
-# libstdc++.so, in a directory searched before the compiler's (SwiftPM hands `-Xlinker -L…` to swiftc as
-# a -L of its own, ahead of the toolchain's; package-checks.sh checks that ldd finds no libstdc++),
-# names libstdc++.a. Loaded as a shared
-# library it had its 4,309 symbols bound at every start (-z now): a fifth of `show`'s instructions.
-# The GCC Runtime Library Exception allows it (Packaging/copyright).
-# The toolchain's clang (beside swift, its links followed) names the archive its links would use.
+# libstdc++.so that names libstdc++.a, in a directory searched before the compiler's (SwiftPM hands
+# `-Xlinker -L…` to swiftc as a -L of its own, ahead of the toolchain's; package-checks.sh checks that
+# ldd finds no libstdc++). Loaded as a shared library it had its 4,309 symbols bound at every start
+# (-z now): a fifth of `show`'s instructions. The GCC Runtime Library Exception allows it
+# (Packaging/copyright). The toolchain's clang (beside swift, its links followed) names the archive.
 clang=$(dirname "$(readlink -f "$(command -v "$SWIFT" || echo swift)")")/clang
 [ -x "$clang" ] || clang=clang
 stdcxx=$("$clang" -print-file-name=libstdc++.a)
