@@ -89,7 +89,10 @@ public final class CacheStore: Sendable {
         guard found <= Schema.currentVersion else {
             throw .newerSchema(database: db.path, found: found, supported: Schema.currentVersion)
         }
-        guard found < Schema.currentVersion else { return }
+        guard found < Schema.currentVersion else {
+            rebuildSetAsideIndex(db, logger: logger)
+            return
+        }
         try db.transaction { () throws(StoreError) in
             let found = try currentVersion(db)
             guard found < Schema.currentVersion else { return }
@@ -101,6 +104,29 @@ public final class CacheStore: Sendable {
             }
             try db.execute("PRAGMA user_version = \(Schema.currentVersion)")
         }
+    }
+
+    /// Builds `films`' `fetched_at` index when an import into an empty cache set it aside
+    /// (`beginImport()`) and was stopped before its end built it again. The index only speeds
+    /// reads up: a failure to build it is logged, and the open goes on.
+    private static func rebuildSetAsideIndex(_ db: SQLiteConnection, logger: Logger) {
+        do throws(StoreError) {
+            guard try !hasFetchedAtIndex(db) else { return }
+            logger.notice(
+                "building the films' fetched_at index, which an import into an empty cache set aside and did not finish"
+            )
+            try db.execute(Schema.filmsFetchedAtIndex)
+        } catch {
+            logger.warning(
+                "the films' fetched_at index is missing and could not be built; reads by fetch time stay slow",
+                metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Whether `films` has its `fetched_at` index.
+    static func hasFetchedAtIndex(_ db: SQLiteConnection) throws(StoreError) -> Bool {
+        try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'films_fetched_at'")
+            .query { $0.int(0) ?? 0 }.first ?? 0 > 0
     }
 
     private static func currentVersion(_ db: SQLiteConnection) throws(StoreError) -> Int {

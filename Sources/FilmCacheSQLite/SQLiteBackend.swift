@@ -105,6 +105,14 @@ public final class SQLiteBackend: CacheBackend {
         try await run { s throws(StoreError) in try s.films(after: afterID, limit: limit, since: since) }
     }
 
+    public func beginImport() async throws(StoreError) {
+        try await run { s throws(StoreError) in try s.beginImport() }
+    }
+
+    public func finishImport() async throws(StoreError) {
+        try await run { s throws(StoreError) in try s.finishImport() }
+    }
+
     // MARK: PlanStore
 
     public func plan(_ worklist: Worklist, planner: Planner, now: Date, budget: Int?) async throws(StoreError) -> Plan {

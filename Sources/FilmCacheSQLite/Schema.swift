@@ -257,6 +257,12 @@ enum Schema {
             data_version    INTEGER NOT NULL
         """
 
+    /// The index on `films.fetched_at` (export `--since`, apps' "fetched lately"), made when it is
+    /// missing. An import into an empty cache drops it and builds it once at its end
+    /// (`CacheStore.beginImport()`): kept film by film, its leaves, all over the index, made three
+    /// quarters of a large restore's writes. A writer's open builds it if an import was killed first.
+    static let filmsFetchedAtIndex = "CREATE INDEX IF NOT EXISTS films_fetched_at ON films (fetched_at)"
+
     /// The oldest version a read-only open accepts. What later versions add (version 8's `answers`
     /// and `demand`, version 9's TMDb tables) stands in empty on such a connection
     /// (``readOnlyStandIns(from:)``), so `plan`, `show` and `stats` keep reading a cache until its

@@ -29,6 +29,12 @@ public protocol FilmStore: Sendable {
     /// Writes imported films in one transaction; the newer `fetched_at` wins (see `ImportCounts`), and a
     /// cached film stamped more than ``FreshnessPolicy/clockSkew`` after `now` counts as older than any.
     func importFilms(_ films: [IMDBFilm], now: Date) async throws(StoreError) -> ImportCounts
+    /// Readies the store for an import of many films in many ``importFilms(_:now:)`` calls;
+    /// ``finishImport()`` ends it, on every path. A backend may set aside work it does faster once,
+    /// at the end, than film by film (and must make it whole again however the import ends).
+    func beginImport() async throws(StoreError)
+    /// Makes whole what ``beginImport()`` set aside; nothing when it set nothing aside.
+    func finishImport() async throws(StoreError)
     /// Up to `limit` films after `afterID` in ID order, fetched at or after `since` when given:
     /// one short read, for export and copy.
     func films(after afterID: String, limit: Int, since: Date?) async throws(StoreError) -> [IMDBFilm]
@@ -167,6 +173,14 @@ extension PlanStore {
     public func census(freshness: FreshnessPolicy, now: Date) async throws(StoreError) -> CacheCensus {
         try await census(freshness: freshness, now: now, currentDataVersion: FilmNormalizer.dataVersion)
     }
+}
+
+extension FilmStore {
+    /// Sets nothing aside: each film is written whole as it comes.
+    public func beginImport() async throws(StoreError) {}
+
+    /// Nothing to make whole.
+    public func finishImport() async throws(StoreError) {}
 }
 
 extension WorkClaims {

@@ -71,6 +71,12 @@ extension FilmCacheCommand {
             }
             let store = try await common.open(location, job: nil, logger: logger)
             let importer = FilmImport(store: store, tmdb: store, now: now, logger: logger)
+            // An empty cache's secondary index is built once, after the films (SQLite): on every path out.
+            do {
+                try await store.beginImport()
+            } catch {
+                throw fail(error.description + "; nothing imported", status: ExitStatus.of(error))
+            }
             let showsProgress = !noProgress && TerminalStatusLine.standardErrorIsTerminal
             var total = ImportTally()
             var empty: [String] = []
@@ -93,11 +99,18 @@ extension FilmCacheCommand {
                     }
                 } catch {
                     TerminalStatusLine.standardError.clear()
+                    try? await store.finishImport()
                     Self.printReport(total, files: inputs.count, database: database)
                     throw fail(error.description, status: ExitStatus.of(error))
                 }
             }
             TerminalStatusLine.standardError.clear()
+            do {
+                try await store.finishImport()
+            } catch {
+                Self.printReport(total, files: inputs.count, database: database)
+                throw fail(error.description, status: ExitStatus.of(error))
+            }
             await store.close()
             Self.printReport(total, files: inputs.count, database: database)
             var problems: [String] = []

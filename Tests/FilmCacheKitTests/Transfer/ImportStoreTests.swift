@@ -82,4 +82,63 @@ import Testing
         #expect(try store.lookup("tt0000001") == nil)
         #expect(try store.aliasTarget(of: "tt0000002") == nil)
     }
+
+    /// Whether the file has `films`' `fetched_at` index, as another connection (an app's) sees it.
+    func hasFetchedAtIndex() throws -> Bool {
+        try CacheStore.hasFetchedAtIndex(try SQLiteConnection.reader(path: path))
+    }
+
+    /// The index plan of a read by fetch time, as SQLite would run it on another connection.
+    func readByFetchTime() throws -> String {
+        try SQLiteConnection.reader(path: path).prepare(
+            "EXPLAIN QUERY PLAN SELECT count(*) FROM films WHERE fetched_at >= '2020'"
+        ).query { $0.text(3) ?? "" }.joined(separator: "; ")
+    }
+
+    @Test func anEmptyCachesFetchTimeIndexIsBuiltOnceAfterTheImport() throws {
+        let store = try CacheStore(path: path, logger: SampleFilms.logger)
+        #expect(try hasFetchedAtIndex())
+        try store.beginImport()
+        #expect(try !hasFetchedAtIndex(), "set aside while the films come in")
+        let films = (1...300).map {
+            SampleFilms.film(String(format: "tt%07d", $0), title: "F\($0)", fetchedAt: old + Double($0 * 7919 % 300))
+        }
+        #expect(try store.importFilms(films, now: Date()) == counts(added: 300))
+        #expect(try store.filmCount() == 300)
+        try store.finishImport()
+        #expect(try hasFetchedAtIndex())
+        let plan = try readByFetchTime()
+        #expect(plan.contains("films_fetched_at"), "\(plan)")
+        // Finishing again, or with nothing set aside, changes nothing.
+        try store.finishImport()
+        #expect(try hasFetchedAtIndex())
+    }
+
+    @Test func aCacheHoldingFilmsKeepsItsIndexThroughAnImport() throws {
+        let store = try CacheStore(path: path, logger: SampleFilms.logger)
+        _ = try store.importFilms([SampleFilms.film("tt0000001", title: "A", fetchedAt: old)], now: Date())
+        try store.beginImport()
+        #expect(try hasFetchedAtIndex(), "a cache with films keeps its index: the import may be small")
+        _ = try store.importFilms([SampleFilms.film("tt0000002", title: "B", fetchedAt: new)], now: Date())
+        #expect(try hasFetchedAtIndex())
+        try store.finishImport()
+        #expect(try hasFetchedAtIndex())
+    }
+
+    @Test func anImportStoppedBeforeItsEndHasItsIndexBuiltByTheNextWritersOpen() throws {
+        do {
+            let store = try CacheStore(path: path, logger: SampleFilms.logger)
+            try store.beginImport()
+            _ = try store.importFilms([SampleFilms.film("tt0000001", title: "A", fetchedAt: old)], now: Date())
+            // No finishImport: the process was killed here.
+        }
+        #expect(try !hasFetchedAtIndex())
+        // A reader's open changes nothing (it may not write); its reads by fetch time stay right.
+        let reader = try CacheStore(path: path, logger: SampleFilms.logger, readOnly: true)
+        #expect(try reader.filmCount() == 1)
+        #expect(try !hasFetchedAtIndex())
+        _ = try CacheStore(path: path, logger: SampleFilms.logger)
+        #expect(try hasFetchedAtIndex())
+        #expect(try readByFetchTime().contains("films_fetched_at"))
+    }
 }
