@@ -46,7 +46,7 @@ echo "INPUT(\"$stdcxx\")" >"$stdcxx_dir/libstdc++.so"
 build+=(-Xlinker "-L$stdcxx_dir")
 # Linked by the toolchain's lld, its relative relocations packed (DT_RELR, glibc 2.36, as Debian 12
 # has): the loader reads 26 KB of them at start, not 3.2 MB of RELA entries (132,000 of them), and
-# those pages stayed resident: a warm peaks 3.5 MB lower. Gold, Swift's default, cannot pack them.
+# those pages stayed resident: a warm peaks 2–3 MB lower. Gold, Swift's default, cannot pack them.
 build+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
 for product in filmcache omdb-standin; do
   $SWIFT build "${build[@]}" --product "$product"

@@ -98,6 +98,12 @@ for binary in "$root/usr/bin/filmcache" "$root/usr/bin/omdb-standin"; do
   [ "$exported" -eq 0 ] || { echo "$binary exports $exported symbols" >&2; exit 1; }
 done
 
+step "the installed binaries' relative relocations are packed (DT_RELR), and the package asks for a libc that reads them"
+for binary in "$root/usr/bin/filmcache" "$root/usr/bin/omdb-standin"; do
+  [[ $(readelf -d "$binary") == *'(RELR)'* ]] || { echo "$binary has no DT_RELR (Scripts/build-deb.sh links with lld)" >&2; exit 1; }
+done
+[[ $(dpkg-deb -f "$first" Depends) == *'libc6 (>= 2.36)'* ]] || { echo "Depends lacks libc6 (>= 2.36)" >&2; exit 1; }
+
 step "systemd-analyze verify on the installed units"
 # Outside the root (no systemd runs in it), against its files: ExecStart= and the man pages resolve there.
 SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no --root="$root" \

@@ -107,13 +107,14 @@ public final class CacheStore: Sendable {
     }
 
     /// Builds `films`' `fetched_at` index when an import into an empty cache set it aside
-    /// (`beginImport()`) and was stopped before its end built it again. The index only speeds
-    /// reads up: a failure to build it is logged, and the open goes on.
+    /// (`beginImport()`): one stopped before its end, or one still running, which then goes on with
+    /// the index (correct, only slower). The index only speeds reads up: a failure to build it is
+    /// logged, and the open goes on.
     private static func rebuildSetAsideIndex(_ db: SQLiteConnection, logger: Logger) {
         do throws(StoreError) {
             guard try !hasFetchedAtIndex(db) else { return }
             logger.notice(
-                "building the films' fetched_at index, which an import into an empty cache set aside and did not finish"
+                "building the films' fetched_at index: an import into an empty cache set it aside (one is running, or one was stopped before its end)"
             )
             try db.execute(Schema.filmsFetchedAtIndex)
         } catch {

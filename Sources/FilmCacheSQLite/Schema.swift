@@ -261,6 +261,7 @@ enum Schema {
     /// missing. An import into an empty cache drops it and builds it once at its end
     /// (`CacheStore.beginImport()`): kept film by film, its leaves, all over the index, made three
     /// quarters of a large restore's writes. A writer's open builds it if an import was killed first.
+    /// A later step must not take it for granted: a file may be without it when the step runs.
     static let filmsFetchedAtIndex = "CREATE INDEX IF NOT EXISTS films_fetched_at ON films (fetched_at)"
 
     /// The oldest version a read-only open accepts. What later versions add (version 8's `answers`

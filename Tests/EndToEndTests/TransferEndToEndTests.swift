@@ -238,7 +238,12 @@ import Testing
             // The kill may have come while the empty cache's fetch-time index was set aside: the next
             // writer to open the cache builds it.
             guard tables == "1" else { continue }
-            _ = try BuiltBinaries.run("filmcache", ["import", "--db", target, "/dev/null"])
+            let missing = try BuiltBinaries.sqlite(target, Self.fetchedAtIndex) == "0"
+            let opened = try BuiltBinaries.run("filmcache", ["import", "--db", target, "/dev/null"])
+            // The open builds it, before this import's own end would.
+            #expect(
+                !missing || opened.stderr.contains("building the films' fetched_at index"),
+                "round \(round): \(opened.stderr)")
             #expect(try BuiltBinaries.sqlite(target, Self.fetchedAtIndex) == "1", "round \(round)")
             #expect(try BuiltBinaries.sqlite(target, "PRAGMA integrity_check") == "ok", "round \(round)")
         }
@@ -253,6 +258,42 @@ import Testing
         let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
         #expect(try BuiltBinaries.sqlite(target, schema) == (try BuiltBinaries.sqlite(source, schema)))
         #expect(try BuiltBinaries.sqlite(target, Self.fetchedAtIndex) == "1")
+    }
+
+    /// An import into an empty cache drops `films`' fetch-time index while its films come in (a
+    /// reader sees the first batch committed and no index) and builds it at its end.
+    @Test func anImportIntoAnEmptyCacheBuildsItsFetchTimeIndexAtItsEnd() throws {
+        let filled = try BuiltBinaries.run("filmcache-bench", ["fill", "--db", source, "--rows", "1200"])
+        try #require(filled.status == 0, "\(filled.stderr)")
+        let file = dir + "/films.jsonl"
+        try #require(try run(["export", "--db", source, "--format", "jsonl"], to: file).status == 0)
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { $0 + "\n" }
+        try #require(lines.count == 1200)
+        let fifo = dir + "/films.fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let target = dir + "/target.sqlite"
+        let running = try RunningBinary("filmcache", ["import", "--db", target, fifo])
+        // Opens once the import has opened the FIFO to read it.
+        let writer = try #require(FileHandle(forWritingAtPath: fifo))
+        // More than a batch (500 films): the first is committed while the import waits for the rest.
+        writer.write(Data(lines[..<600].joined().utf8))
+        var committed = 0
+        let deadline = Date() + 120
+        while committed == 0, Date() < deadline {
+            let answer = try BuiltBinaries.sqlite(target, "PRAGMA busy_timeout = 5000; SELECT count(*) FROM films")
+            let answerLines = answer.split(separator: "\n")
+            committed = answerLines.count == 2 ? Int(answerLines[1]) ?? 0 : 0
+            if committed == 0 { usleep(20_000) }
+        }
+        #expect(committed >= 500, "no batch committed within two minutes")
+        #expect(try BuiltBinaries.sqlite(target, Self.fetchedAtIndex) == "0", "set aside while the films come in")
+        writer.write(Data(lines[600...].joined().utf8))
+        try writer.close()
+        let out = running.wait()
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(try BuiltBinaries.sqlite(target, "SELECT count(*) FROM films") == "1200")
+        #expect(try BuiltBinaries.sqlite(target, Self.fetchedAtIndex) == "1")
+        #expect(!out.stderr.contains("building the films' fetched_at index"), "built by the import, not an open")
     }
 
     /// Counts `films`' `fetched_at` index (1, or 0 when it is missing).

@@ -108,8 +108,12 @@ extension FilmCacheCommand {
             do {
                 try await store.finishImport()
             } catch {
+                await store.close()
                 Self.printReport(total, files: inputs.count, database: database)
-                throw fail(error.description, status: ExitStatus.of(error))
+                throw fail(
+                    "every film read is stored, but the films' fetched_at index could not be built ("
+                        + error.description + "); the next command that opens the cache for writing builds it",
+                    status: ExitStatus.of(error))
             }
             await store.close()
             Self.printReport(total, files: inputs.count, database: database)

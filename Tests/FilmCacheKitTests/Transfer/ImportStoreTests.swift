@@ -105,6 +105,7 @@ import Testing
         }
         #expect(try store.importFilms(films, now: Date()) == counts(added: 300))
         #expect(try store.filmCount() == 300)
+        #expect(try !hasFetchedAtIndex(), "not built film by film")
         try store.finishImport()
         #expect(try hasFetchedAtIndex())
         let plan = try readByFetchTime()
