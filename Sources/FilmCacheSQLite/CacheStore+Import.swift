@@ -66,12 +66,10 @@ extension CacheStore {
         }
     }
 
-    /// Builds `films`' `fetched_at` index if ``beginImport()`` (this import's, or another's) set it aside.
+    /// Builds `films`' `fetched_at` index if ``beginImport()`` (this import's, or another's) set it
+    /// aside. `IF NOT EXISTS` finds an index that is there without taking the write lock.
     public func finishImport() throws(StoreError) {
-        try withConnection { c throws(StoreError) in
-            guard try !Self.hasFetchedAtIndex(c.db) else { return }
-            try c.db.execute(Schema.filmsFetchedAtIndex)
-        }
+        try withConnection { c throws(StoreError) in try c.db.execute(Schema.filmsFetchedAtIndex) }
     }
 
     /// An upsert that replaces a row only with a newer one, or one stamped after the instant bound
