@@ -296,6 +296,31 @@ import Testing
         #expect(!out.stderr.contains("building the films' fetched_at index"), "built by the import, not an open")
     }
 
+    /// Two imports at once into one empty cache, each setting the index aside and building it at its
+    /// end while the other may still be writing: every film of both lands once, the index is there,
+    /// and the file is whole.
+    @Test func twoImportsAtOnceIntoAnEmptyCacheLeaveEveryFilmAndTheIndex() throws {
+        let filled = try BuiltBinaries.run("filmcache-bench", ["fill", "--db", source, "--rows", "6000"])
+        try #require(filled.status == 0, "\(filled.stderr)")
+        let file = dir + "/films.jsonl"
+        try #require(try run(["export", "--db", source, "--format", "jsonl"], to: file).status == 0)
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { $0 + "\n" }
+        try #require(lines.count == 6000)
+        // Films 0..<4000 and 2000..<6000: 2,000 in both.
+        try lines[..<4000].joined().write(toFile: dir + "/a.jsonl", atomically: true, encoding: .utf8)
+        try lines[2000...].joined().write(toFile: dir + "/b.jsonl", atomically: true, encoding: .utf8)
+        let target = dir + "/target.sqlite"
+        _ = try BuiltBinaries.run("filmcache", ["import", "--db", target, "/dev/null"])
+        let first = try RunningBinary("filmcache", ["import", "--db", target, dir + "/a.jsonl"])
+        let second = try RunningBinary("filmcache", ["import", "--db", target, dir + "/b.jsonl"])
+        let (a, b) = (first.wait(), second.wait())
+        #expect(a.status == 0 && b.status == 0, "\(a.stderr)\n\(b.stderr)")
+        #expect((count(a.stdout, "added") ?? 0) + (count(b.stdout, "added") ?? 0) == 6000, "\(a.stdout)\(b.stdout)")
+        #expect(try BuiltBinaries.sqlite(target, "SELECT count(*) FROM films") == "6000")
+        #expect(try BuiltBinaries.sqlite(target, Self.fetchedAtIndex) == "1")
+        #expect(try BuiltBinaries.sqlite(target, "PRAGMA integrity_check") == "ok")
+    }
+
     /// Counts `films`' `fetched_at` index (1, or 0 when it is missing).
     static let fetchedAtIndex = "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'films_fetched_at'"
 }
