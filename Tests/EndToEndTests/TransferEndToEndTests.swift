@@ -260,15 +260,21 @@ import Testing
         #expect(try BuiltBinaries.sqlite(target, Self.fetchedAtIndex) == "1")
     }
 
-    /// An import into an empty cache drops `films`' fetch-time index while its films come in (a
-    /// reader sees the first batch committed and no index) and builds it at its end.
-    @Test func anImportIntoAnEmptyCacheBuildsItsFetchTimeIndexAtItsEnd() throws {
-        let filled = try BuiltBinaries.run("filmcache-bench", ["fill", "--db", source, "--rows", "1200"])
+    /// The JSON Lines export of a cache of `rows` generated films (`filmcache-bench fill`), a line each.
+    func exportedLines(_ rows: Int) throws -> [Substring] {
+        let filled = try BuiltBinaries.run("filmcache-bench", ["fill", "--db", source, "--rows", "\(rows)"])
         try #require(filled.status == 0, "\(filled.stderr)")
         let file = dir + "/films.jsonl"
         try #require(try run(["export", "--db", source, "--format", "jsonl"], to: file).status == 0)
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { $0 + "\n" }
-        try #require(lines.count == 1200)
+        try #require(lines.count == rows)
+        return lines
+    }
+
+    /// An import into an empty cache drops `films`' fetch-time index while its films come in (a
+    /// reader sees the first batch committed and no index) and builds it at its end.
+    @Test func anImportIntoAnEmptyCacheBuildsItsFetchTimeIndexAtItsEnd() throws {
+        let lines = try exportedLines(1200)
         let fifo = dir + "/films.fifo"
         try #require(mkfifo(fifo, 0o600) == 0)
         let target = dir + "/target.sqlite"
@@ -300,12 +306,7 @@ import Testing
     /// end while the other may still be writing: every film of both lands once, the index is there,
     /// and the file is whole.
     @Test func twoImportsAtOnceIntoAnEmptyCacheLeaveEveryFilmAndTheIndex() throws {
-        let filled = try BuiltBinaries.run("filmcache-bench", ["fill", "--db", source, "--rows", "6000"])
-        try #require(filled.status == 0, "\(filled.stderr)")
-        let file = dir + "/films.jsonl"
-        try #require(try run(["export", "--db", source, "--format", "jsonl"], to: file).status == 0)
-        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { $0 + "\n" }
-        try #require(lines.count == 6000)
+        let lines = try exportedLines(6000)
         // Films 0..<4000 and 2000..<6000: 2,000 in both.
         try lines[..<4000].joined().write(toFile: dir + "/a.jsonl", atomically: true, encoding: .utf8)
         try lines[2000...].joined().write(toFile: dir + "/b.jsonl", atomically: true, encoding: .utf8)
