@@ -13,6 +13,8 @@
 #   make dist        the same tree as dist/filmcache-VERSION-linux-amd64.tar.gz, for other distributions
 #   make test-package  build the package, install it with apt into a bare Debian 12 root (debootstrap) and
 #                    check it there: commands, man pages, completions, ldd, a warm, an upgrade, the docs' blocks
+#   make symbol-order  build the package's binary, then remake Packaging/filmcache.order, the layout of its
+#                    functions, from the commands run once each under valgrind (Scripts/symbol-order.sh)
 #   make deps        install the Debian packages the build needs (apt-get, when missing)
 #   make clean       remove build output and out/
 
@@ -20,7 +22,8 @@ SWIFT ?= swift
 DB ?= out/filmcache.sqlite
 WORKLIST ?= Data/watchlist.txt
 
-.PHONY: all build release run test test-reliability bench format lint deps clean deb dist test-package package-deps
+.PHONY: all build release run test test-reliability bench format lint deps clean deb dist test-package package-deps \
+	symbol-order
 
 all: build
 
@@ -74,6 +77,9 @@ dist: package-deps
 
 test-package: package-deps
 	@Scripts/test-package.sh
+
+symbol-order: deb
+	@Scripts/symbol-order.sh "$${STATIC_SCRATCH:-.build-static}/release/filmcache"
 
 clean:
 	rm -rf .build .build-static .build-manual out dist

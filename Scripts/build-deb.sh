@@ -48,6 +48,14 @@ build+=(-Xlinker "-L$stdcxx_dir")
 # has): the loader reads 26 KB of them at start, not 3.2 MB of RELA entries (132,000 of them), and
 # those pages stayed resident: a warm peaks 2–3 MB lower. Gold, Swift's default, cannot pack them.
 build+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+# Each Swift function in a section of its own, and the functions the commands run laid out side by side
+# at the start of .text, in Packaging/filmcache.order's order (Scripts/symbol-order.sh makes it; `make
+# symbol-order`). Left in SwiftPM's layout, one section a source file, the code a warm runs was spread
+# over the binary's 31 MB of code: the kernel maps 64 KB of file around each page fault, so a warm held
+# 14 MB of code resident, and each start faulted in pages it did not need. A function the file does not
+# name (one added since it was made) goes after those it names: the layout ages, the link stays right.
+build+=(-Xswiftc -Xfrontend -Xswiftc -function-sections
+  -Xlinker "--symbol-ordering-file=$PWD/Packaging/filmcache.order" -Xlinker --no-warn-symbol-ordering)
 for product in filmcache omdb-standin; do
   $SWIFT build "${build[@]}" --product "$product"
 done

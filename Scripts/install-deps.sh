@@ -15,9 +15,9 @@ wanted=(libcurl4-openssl-dev libssl-dev libstdc++-12-dev libsqlite3-dev pkg-conf
 # --package: what `make deb` and `make test-package` add. dpkg-dev: dpkg-shlibdeps, dpkg-gencontrol, dpkg-deb;
 # binutils: objcopy and readelf (stripping, build IDs); debootstrap: the bare Debian 12 root the package is
 # installed into; lintian; prometheus: promtool checks the alert rules; systemd: systemd-analyze verify on the
-# units; man-db: man renders the pages; hyperfine: start-up times.
+# units; man-db: man renders the pages; hyperfine: start-up times; valgrind: `make symbol-order` traces the commands.
 if [ "${1:-}" = "--package" ]; then
-  wanted=(dpkg-dev binutils debootstrap lintian prometheus systemd man-db hyperfine fakeroot)
+  wanted=(dpkg-dev binutils debootstrap lintian prometheus systemd man-db hyperfine fakeroot valgrind)
 fi
 missing=()
 for package in "${wanted[@]}"; do

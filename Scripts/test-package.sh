@@ -104,6 +104,15 @@ for binary in "$root/usr/bin/filmcache" "$root/usr/bin/omdb-standin"; do
 done
 [[ $(dpkg-deb -f "$first" Depends) == *'libc6 (>= 2.36)'* ]] || { echo "Depends lacks libc6 (>= 2.36)" >&2; exit 1; }
 
+step "the functions the commands run lie side by side at the start of filmcache's code (Packaging/filmcache.order)"
+# The symbols are in the -dbgsym package's debug file, found by the installed binary's build ID.
+symbols=$(mktemp -d)
+dpkg-deb -x "dist/filmcache-dbgsym_${version}-1_amd64.deb" "$symbols"
+build_id=$(readelf -n "$root/usr/bin/filmcache" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+python3 Scripts/check-symbol-order.py Packaging/filmcache.order \
+  "$symbols/usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug"
+rm -rf "$symbols"
+
 step "systemd-analyze verify on the installed units"
 # Outside the root (no systemd runs in it), against its files: ExecStart= and the man pages resolve there.
 SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no --root="$root" \

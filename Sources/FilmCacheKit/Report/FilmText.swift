@@ -14,7 +14,7 @@ public enum FilmText {
         var lines = ["\(film.title.map(LogText.escaped) ?? "(untitled)") (\(years)) — \(film.imdbID)"]
         func add(_ label: String, _ value: String?) {
             if let value, !value.isEmpty {
-                lines.append(label.padding(toLength: 10, withPad: " ", startingAt: 0) + LogText.escaped(value))
+                lines.append(TextTable.pad(label, to: 10, .left) + LogText.escaped(value))
             }
         }
         add("type", film.type?.description)

@@ -48,7 +48,7 @@ public enum TMDbFilmText {
         var lines = ["TMDb \(film.ref) (\(kind)) — \(LogText.escaped(film.title))"]
         func add(_ label: String, _ value: String?) {
             if let value, !value.isEmpty {
-                lines.append(label.padding(toLength: 12, withPad: " ", startingAt: 0) + LogText.escaped(value))
+                lines.append(TextTable.pad(label, to: 12, .left) + LogText.escaped(value))
             }
         }
         if film.originalTitle != film.title { add("original", film.originalTitle) }

@@ -11,10 +11,13 @@ import Foundation
 /// other command line, and every one that would be answered otherwise (an option not taken here,
 /// a repeated one, `--`, `--help`), goes to the parser.
 struct PlainArguments {
-    /// The value of each `--name VALUE` or `--name=VALUE` given.
-    private(set) var options: [String: String] = [:]
+    /// Each `--name VALUE` or `--name=VALUE` given, in order. Lists, not a dictionary and a set: they
+    /// hold a few entries, and the first storage of a `[String: String]` or a `Set<String>` in a
+    /// process looks up the runtime's metadata for it by its mangled name, which scans every protocol
+    /// conformance of the binary (8% of a plain `show`'s instructions).
+    private var options: [(name: String, value: String)] = []
     /// The flags given.
-    private(set) var flags: Set<String> = []
+    private(set) var flags: [String] = []
     /// The other arguments, in order.
     private(set) var positionals: [String] = []
 
@@ -32,19 +35,24 @@ struct PlainArguments {
                 argument.firstIndex(of: "=").map {
                     (String(argument[..<$0]), String(argument[argument.index(after: $0)...]))
                 } ?? (argument, nil)
-            if names.contains(name), options[name] == nil {
+            if names.contains(name), option(name) == nil {
                 // `--db=` with nothing after it is `--db` to the parser, which takes the next argument.
                 guard inline != "", let value = inline ?? rest.popFirst(), inline != nil || !value.hasPrefix("-")
                 else { return nil }
-                options[name] = value
+                options.append((name, value))
             } else if flagNames.contains(argument), !flags.contains(argument) {
-                flags.insert(argument)
+                flags.append(argument)
             } else if !argument.hasPrefix("-"), positionals.count < limit {
                 positionals.append(argument)
             } else {
                 return nil
             }
         }
+    }
+
+    /// The value given for the option `name`, if any.
+    func option(_ name: String) -> String? {
+        options.first { $0.name == name }?.value
     }
 }
 
@@ -65,7 +73,7 @@ struct ShowRequest: Sendable {
             let title = plain.positionals.first, let imdbID = FilmShowing.imdbID(named: title)
         else { return nil }
         self.imdbID = imdbID
-        database = plain.options["--db"]
+        database = plain.option("--db")
         json = plain.flags.contains("--json")
     }
 
@@ -109,7 +117,7 @@ struct QuotaRequest: Sendable {
                 arguments, command: "quota", options: ["--db"], flags: ["--json", "--prometheus"], positionals: 0),
             plain.flags.count < 2
         else { return nil }
-        database = plain.options["--db"]
+        database = plain.option("--db")
         form = plain.flags.contains("--json") ? .json : plain.flags.contains("--prometheus") ? .prometheus : .text
     }
 
@@ -136,7 +144,7 @@ struct PlanRequest: Sendable {
             !plain.positionals.isEmpty
         else { return nil }
         request = FilmCacheCommand.Plan.Request(
-            databasePath: plain.options["--db"], worklists: plain.positionals, job: nil, format: .auto,
+            databasePath: plain.option("--db"), worklists: plain.positionals, job: nil, format: .auto,
             settings: PlanOptions.settings(job: nil, given: SettingValues()), sources: [], apiKeyFile: nil,
             json: plain.flags.contains("--json"), ids: plain.flags.contains("--ids"))
     }
