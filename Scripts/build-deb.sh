@@ -56,6 +56,9 @@ build+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
 # name (one added since it was made) goes after those it names: the layout ages, the link stays right.
 build+=(-Xswiftc -Xfrontend -Xswiftc -function-sections
   -Xlinker "--symbol-ordering-file=$PWD/Packaging/filmcache.order" -Xlinker --no-warn-symbol-ordering)
+# SwiftPM does not know that the link reads Packaging/filmcache.order: the binaries are relinked every
+# time, so a new file takes effect (a link is seconds).
+rm -f "$scratch/release/filmcache" "$scratch/release/omdb-standin"
 for product in filmcache omdb-standin; do
   $SWIFT build "${build[@]}" --product "$product"
 done

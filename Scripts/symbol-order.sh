@@ -11,11 +11,12 @@
 # spread over thirty: the kernel maps 64 KB of file around each page fault, so spread code is code
 # mapped, counted in RSS and faulted in at every start. A function not in the file (new since the
 # file was made) is placed after them: the link stays correct, only its layout ages. Run it again
-# after large changes (`make symbol-order`); valgrind comes from `make package-deps`.
+# after large changes (`make symbol-order`, which then relinks the package); valgrind comes from
+# `make package-deps`.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 fc=$(readlink -f "${1:?usage: Scripts/symbol-order.sh BINARY [OUT]}")
-out=${2:-Packaging/filmcache.order}
+out=$(readlink -f "${2:-$(dirname "$0")/../Packaging/filmcache.order}")
+cd "$(dirname "$0")/.."
 # The stand-in built beside it (build-deb.sh builds both), else the release build's.
 standin=$(dirname "$fc")/omdb-standin
 if [ ! -x "$standin" ]; then
@@ -37,9 +38,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A port the stand-in or serve names on its first line of output ($1: the log, $2: the pattern).
+# A port the stand-in or serve names on its first line of output ($1: the log, $2: the pattern); serve
+# under callgrind can take a minute to start.
 port_of() {
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 3000); do
     port=$(sed -n "s/.*$2.*127\\.0\\.0\\.1:\\([0-9][0-9]*\\).*/\\1/p" "$1" | head -n 1)
     [ -n "$port" ] && { echo "$port"; return; }
     sleep 0.1
@@ -83,6 +85,7 @@ CONF
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
 nginx_pid=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$nginx_port/" && break; sleep 0.1; done
+curl -s -o /dev/null "http://127.0.0.1:$nginx_port/" || { echo "symbol-order: nginx did not start:" >&2; cat "$work/nginx/error.log" >&2; exit 1; }
 ls "$work/corpus" | sed -n 's/^\(tt[0-9]*\)\.json$/\1/p' >"$work/ids.txt"
 head -n 400 "$work/ids.txt" >"$work/worklist.txt"
 id=$(head -n 1 "$work/ids.txt")
@@ -129,11 +132,13 @@ valgrind --tool=callgrind --demangle=no --compress-strings=no --compress-pos=no 
 serve_pid=$!
 serve="http://127.0.0.1:$(port_of "$work/serve.log" listening)"
 for film in $(head -n 50 "$work/ids.txt") tt7777777; do
-  curl -s -o /dev/null "$serve/?apikey=client-token&i=$film"
+  curl -s --max-time 60 -o /dev/null "$serve/?apikey=client-token&i=$film"
 done
-curl -s -o /dev/null "$serve/healthz"
-curl -s -o /dev/null "$serve/metrics"
+curl -s --max-time 60 -o /dev/null "$serve/healthz"
+curl -s --max-time 60 -o /dev/null "$serve/metrics"
 kill -TERM "$serve_pid"
+for _ in $(seq 1 1200); do kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$serve_pid" 2>/dev/null && { echo "symbol-order: serve did not stop on SIGTERM within 120 s" >&2; exit 1; }
 wait "$serve_pid" || true
 serve_pid=""
 [ -s "$serve_trace" ] || { echo "symbol-order: serve left no trace" >&2; exit 1; }
@@ -141,14 +146,14 @@ serve_pid=""
 # Every function of the binary that ran ("fn=" under the binary's "ob="), by the first run it ran in,
 # then by name, so the same runs give the same file.
 python3 - "$fc" "$out" "${runs[@]}" <<'PY'
-import sys
-binary, out, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+import os, sys
+binary, out, files = os.path.realpath(sys.argv[1]), sys.argv[2], sys.argv[3:]
 first = {}
 for run, path in enumerate(files):
     ob = None
     for line in open(path, encoding="utf-8", errors="replace"):
         if line.startswith("ob="):
-            ob = line[3:].strip()
+            ob = os.path.realpath(line[3:].strip())
         elif line.startswith("fn=") and ob == binary:
             name = line[3:].strip().split("'")[0]  # callgrind marks a recursion's depth with 'N
             # A function callgrind cannot name it names by its address ("(below main)": its own
@@ -156,7 +161,12 @@ for run, path in enumerate(files):
             if not name.startswith(("0x", "(")):
                 first.setdefault(name, run)
 names = sorted(first, key=lambda name: (first[name], name))
-with open(out, "w") as f:
+# Fewer than this and the traces did not name the binary's functions (a path that did not match):
+# the file is left as it was.
+if len(names) < 1000:
+    sys.exit(f"symbol-order: only {len(names)} functions of {binary} in the traces; {out} left as it was")
+with open(out + ".new", "w") as f:
     f.write("".join(name + "\n" for name in names))
+os.replace(out + ".new", out)
 print(f"symbol-order: {len(names)} functions from {len(files)} runs into {out}")
 PY

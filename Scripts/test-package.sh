@@ -105,8 +105,9 @@ done
 [[ $(dpkg-deb -f "$first" Depends) == *'libc6 (>= 2.36)'* ]] || { echo "Depends lacks libc6 (>= 2.36)" >&2; exit 1; }
 
 step "the functions the commands run lie side by side at the start of filmcache's code (Packaging/filmcache.order)"
-# The symbols are in the -dbgsym package's debug file, found by the installed binary's build ID.
-symbols=$(mktemp -d)
+# The symbols are in the -dbgsym package's debug file, found by the installed binary's build ID; unpacked
+# under the root, which the cleanup removes.
+symbols="$root/tmp/filmcache-dbgsym"
 dpkg-deb -x "dist/filmcache-dbgsym_${version}-1_amd64.deb" "$symbols"
 build_id=$(readelf -n "$root/usr/bin/filmcache" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
 python3 Scripts/check-symbol-order.py Packaging/filmcache.order \

@@ -12,9 +12,11 @@ import Foundation
 /// a repeated one, `--`, `--help`), goes to the parser.
 struct PlainArguments {
     /// Each `--name VALUE` or `--name=VALUE` given, in order. Lists, not a dictionary and a set: they
-    /// hold a few entries, and the first storage of a `[String: String]` or a `Set<String>` in a
-    /// process looks up the runtime's metadata for it by its mangled name, which scans every protocol
-    /// conformance of the binary (8% of a plain `show`'s instructions).
+    /// hold a few entries, and the first storage a `[String: String]` or a `Set<String>` in a process
+    /// grows into (in the standard library's code) looks up the runtime's metadata for it by its
+    /// mangled name, which scans every protocol conformance of the binary (8% of a plain `show`'s
+    /// instructions). The `Set<String>` literals the requests pass are made by this module's code,
+    /// which reaches that metadata without the scan (Package.swift's unsafeFlags say why).
     private var options: [(name: String, value: String)] = []
     /// The flags given.
     private(set) var flags: [String] = []
