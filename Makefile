@@ -14,7 +14,7 @@
 #   make test-package  build the package, install it with apt into a bare Debian 12 root (debootstrap) and
 #                    check it there: commands, man pages, completions, ldd, a warm, an upgrade, the docs' blocks
 #   make symbol-order  build the package's binary, then remake Packaging/filmcache.order, the layout of its
-#                    functions, from the commands run once each under valgrind (Scripts/symbol-order.sh)
+#                    functions, from the commands traced by valgrind (Scripts/symbol-order.sh)
 #   make deps        install the Debian packages the build needs (apt-get, when missing)
 #   make clean       remove build output and out/
 
