@@ -147,6 +147,17 @@ extension PostgresBackend {
         }
     }
 
+    /// `key`'s entries for `days` over one connection taken once.
+    public func ledger(key: String, days: [QuotaDay]) async throws(StoreError) -> [String: LedgerEntry] {
+        try await withConnection { c, logger in
+            var entries: [String: LedgerEntry] = [:]
+            for day in days {
+                if let entry = try await Self.ledger(c, logger, key: key, day: day) { entries[day.key] = entry }
+            }
+            return entries
+        }
+    }
+
     /// `key`'s entry for `day`, if any call was counted or a limit seen within it.
     static func ledger(_ c: PostgresConnection, _ logger: Logger, key: String, day: QuotaDay) async throws
         -> LedgerEntry?

@@ -134,17 +134,33 @@ extension CacheStore {
     /// The ledger entry for `key` on `day`, if any call was counted or a limit was seen within it;
     /// its use counts calls sent within the day by runs in any quota time zone.
     public func ledger(key: String, day: QuotaDay) throws(StoreError) -> LedgerEntry? {
+        try withConnection { c throws(StoreError) in try Self.ledger(c.db, key: key, day: day) }
+    }
+
+    /// `key`'s entries for `days`, by day key, read in one transaction: one snapshot of the ledger
+    /// for a month of `quota`, and one lock taken, not one a day.
+    public func ledger(key: String, days: [QuotaDay]) throws(StoreError) -> [String: LedgerEntry] {
         try withConnection { c throws(StoreError) in
-            // Cached: `quota` and the metrics file read a month of days, one at a time.
-            let row = try c.db.cached(
-                "SELECT daily_limit, reset_observed_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
-            ).query([.text(key), .text(day.key)]) { ($0.int(0) ?? 0, $0.text(1).flatMap(Timestamp.parse)) }.first
-            let (used, exhaustedAt) = try Self.dayUse(c.db, key: key, day: day)
-            guard row != nil || used > 0 || exhaustedAt != nil else { return nil }
-            return LedgerEntry.row(
-                keyFingerprint: key, day: day.key, used: used, dailyLimit: row?.0 ?? 0, exhaustedAt: exhaustedAt,
-                resetObservedAt: row?.1)
+            try c.db.transaction(deferred: true) { () throws(StoreError) in
+                var entries: [String: LedgerEntry] = [:]
+                for day in days {
+                    if let entry = try Self.ledger(c.db, key: key, day: day) { entries[day.key] = entry }
+                }
+                return entries
+            }
         }
+    }
+
+    private static func ledger(_ db: SQLiteConnection, key: String, day: QuotaDay) throws(StoreError) -> LedgerEntry? {
+        // Cached: `quota` and the metrics file read a month of days.
+        let row = try db.cached(
+            "SELECT daily_limit, reset_observed_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
+        ).query([.text(key), .text(day.key)]) { ($0.int(0) ?? 0, $0.text(1).flatMap(Timestamp.parse)) }.first
+        let (used, exhaustedAt) = try dayUse(db, key: key, day: day)
+        guard row != nil || used > 0 || exhaustedAt != nil else { return nil }
+        return LedgerEntry.row(
+            keyFingerprint: key, day: day.key, used: used, dailyLimit: row?.0 ?? 0, exhaustedAt: exhaustedAt,
+            resetObservedAt: row?.1)
     }
 
     /// Today's ledger entry for planning: `key`'s, or without a key the busiest key's.

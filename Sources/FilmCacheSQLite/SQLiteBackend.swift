@@ -160,6 +160,10 @@ public final class SQLiteBackend: CacheBackend {
         try await run { s throws(StoreError) in try s.ledger(key: key, day: day) }
     }
 
+    public func ledger(key: String, days: [QuotaDay]) async throws(StoreError) -> [String: LedgerEntry] {
+        try await run { s throws(StoreError) in try s.ledger(key: key, days: days) }
+    }
+
     public func ledgerForPlanning(key: String?, day: QuotaDay) async throws(StoreError) -> LedgerEntry? {
         try await run { s throws(StoreError) in try s.ledgerForPlanning(key: key, day: day) }
     }

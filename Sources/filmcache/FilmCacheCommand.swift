@@ -3,7 +3,21 @@ import FilmCacheKit
 import Foundation
 import Logging
 
+/// The program's start: the command runs on the concurrency runtime's threads and exits the
+/// process with its status, while the first thread only waits.
+///
+/// An async `main` would run it there too, through `dispatch_main`, which ends the first thread with
+/// `pthread_exit`: that unwinds its stack through the binary's unwind tables (loading the unwinder
+/// and paging the tables in, half a megabyte of every warm's memory) to leave a thread that only
+/// waits, as this one does. Nothing here runs on the main actor or the main queue.
 @main
+enum FilmCacheProgram {
+    static func main() {
+        Task.detached { Foundation.exit(await FilmCacheCommand.status(Array(CommandLine.arguments.dropFirst()))) }
+        while true { pause() }
+    }
+}
+
 struct FilmCacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "filmcache",
@@ -35,25 +49,24 @@ struct FilmCacheCommand: AsyncParsableCommand {
     )
 
     /// Runs the command with SIGPIPE ignored, so that standard output closed under it (`| head`) is a
-    /// write error, not the end of the process, and ends with 74 when what it wrote to standard output
-    /// did not all get out (unless it already failed for another reason, whose status it keeps, or
-    /// its output is a courtesy: ``OutputIsACourtesy``).
+    /// write error, not the end of the process, and returns its exit status: 74 when what it wrote to
+    /// standard output did not all get out (unless it already failed for another reason, whose status
+    /// it keeps, or its output is a courtesy: ``OutputIsACourtesy``).
     ///
     /// A plain `show` of a film in a SQLite file, `quota` and `plan` are answered before the parser is
     /// made (``PlainArguments``): they are run most, and the parser took a third of their start.
-    static func main() async {
+    static func status(_ arguments: [String]) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let arguments = Array(CommandLine.arguments.dropFirst())
         if let show = ShowRequest(arguments), let path = show.cache() {
-            Foundation.exit(await runToTheEnd { try await show.run(from: path) })
+            return await runToTheEnd { try await show.run(from: path) }
         }
         if let quota = QuotaRequest(arguments) {
-            Foundation.exit(await runToTheEnd { try await quota.run() })
+            return await runToTheEnd { try await quota.run() }
         }
         if let plan = PlanRequest(arguments) {
-            Foundation.exit(await runToTheEnd { try await plan.run() })
+            return await runToTheEnd { try await plan.run() }
         }
-        Foundation.exit(await runToTheEnd())
+        return await runToTheEnd()
     }
 
     /// Parses and runs the command off the main actor (the command is made and run in one place,

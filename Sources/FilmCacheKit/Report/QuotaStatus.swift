@@ -72,9 +72,7 @@ public struct QuotaStatus: Sendable, Equatable {
         var limit = dailyLimit
         if let key {
             // Each day counts what was sent within it, by runs in any quota time zone.
-            for day in window {
-                if let row = try await store.ledger(key: key, day: day) { rows[day.key] = row }
-            }
+            rows = try await store.ledger(key: key, days: window)
             observed = try await store.observedResets(key: key)
             runs = try await store.runs(key: key, since: window[0].start)
             if limit == nil, let todays = rows[today.key]?.dailyLimit, todays > 0 { limit = todays }

@@ -67,6 +67,8 @@ public protocol QuotaLedger: Sendable {
     func recordResetObserved(key: String, before day: String, at instant: Date) async throws(StoreError)
     /// `key`'s entry for `day`, if any call was counted or a limit seen within it.
     func ledger(key: String, day: QuotaDay) async throws(StoreError) -> LedgerEntry?
+    /// `key`'s entries for `days` that have one, by day key (``QuotaDay/key``).
+    func ledger(key: String, days: [QuotaDay]) async throws(StoreError) -> [String: LedgerEntry]
     /// Today's entry for planning: `key`'s, or without a key the busiest key's.
     func ledgerForPlanning(key: String?, day: QuotaDay) async throws(StoreError) -> LedgerEntry?
     /// Renames a key's legacy four-digit fingerprint to its full one; `false` when there was nothing.
@@ -191,6 +193,15 @@ extension WorkClaims {
 }
 
 extension QuotaLedger {
+    /// Each day's entry, one day at a time.
+    public func ledger(key: String, days: [QuotaDay]) async throws(StoreError) -> [String: LedgerEntry] {
+        var entries: [String: LedgerEntry] = [:]
+        for day in days {
+            if let entry = try await ledger(key: key, day: day) { entries[day.key] = entry }
+        }
+        return entries
+    }
+
     /// Waits until cancelled: with one writer at a time, no other process reaches the limit.
     public func watchExhaustion(key: String, noticed: @escaping @Sendable (String) async -> Void) async {
         await untilCancelled()
