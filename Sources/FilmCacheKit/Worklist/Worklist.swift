@@ -136,9 +136,9 @@ public struct Worklist: Sendable, Equatable {
         let kind = info.st_mode & S_IFMT
         do {
             switch kind {
-            case S_IFREG:
-                return try Data(contentsOf: URL(fileURLWithPath: path))
-            case S_IFIFO:
+            case S_IFREG, S_IFIFO:
+                // Opened by path, not through a file URL: a URL's first path scans every protocol
+                // conformance of the binary (a `Set<UInt8>` literal; 1 M instructions of a plain `plan`).
                 guard let handle = FileHandle(forReadingAtPath: path) else {
                     throw WorklistError.unreadable(path: path, reason: String(cString: strerror(errno)))
                 }
