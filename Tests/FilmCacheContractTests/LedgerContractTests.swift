@@ -31,24 +31,34 @@ import Testing
 
     @Test(arguments: BackendKind.allCases)
     func daysReadTogetherAreEachDayReadAlone(_ kind: BackendKind) async throws {
-        try await kind.withBackend { db, _ in
-            let days = ["2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21"].map(day)
-            _ = try await db.reserveCalls(3, key: "ab12", day: days[0], dailyLimit: 20, usable: 19)
-            _ = try await db.reserveCalls(1, key: "ab12", day: days[2], dailyLimit: 7, usable: 6)
-            try await db.markExhausted(key: "ab12", day: "2026-11-21", dailyLimit: 9, at: utc(2026, 11, 21, 8, 0, 0))
-            try await db.recordResetObserved(key: "ab12", before: "2026-11-22", at: utc(2026, 11, 22, 0, 1, 0))
-            _ = try await db.reserveCalls(5, key: "cd34", day: days[1], dailyLimit: 20, usable: 19)
-            var alone: [String: LedgerEntry] = [:]
-            for day in days {
-                if let entry = try await db.ledger(key: "ab12", day: day) { alone[day.key] = entry }
+        let days = ["2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21"].map(day)
+        try await kind.withSharedDatabase { database in
+            try await database.withBackend { db in
+                _ = try await db.reserveCalls(3, key: "ab12", day: days[0], dailyLimit: 20, usable: 19)
+                _ = try await db.reserveCalls(1, key: "ab12", day: days[2], dailyLimit: 7, usable: 6)
+                try await db.markExhausted(
+                    key: "ab12", day: "2026-11-21", dailyLimit: 9, at: utc(2026, 11, 21, 8, 0, 0))
+                try await db.recordResetObserved(key: "ab12", before: "2026-11-22", at: utc(2026, 11, 22, 0, 1, 0))
+                _ = try await db.reserveCalls(5, key: "cd34", day: days[1], dailyLimit: 20, usable: 19)
             }
-            let together = try await db.ledger(key: "ab12", days: days)
-            #expect(together == alone)
-            // The other key's day is not this key's, and the last day's reset is there.
-            #expect(Set(together.keys) == ["2026-11-18", "2026-11-20", "2026-11-21"])
-            #expect(together["2026-11-18"]?.used == 3)
-            #expect(together["2026-11-21"]?.resetObservedAt == utc(2026, 11, 22, 0, 1, 0))
-            #expect(try await db.ledger(key: "zz99", days: days).isEmpty)
+            // Read as `quota` reads: a connection that only reads.
+            try await database.withBackend(readOnly: true) { db in
+                var alone: [String: LedgerEntry] = [:]
+                for day in days {
+                    if let entry = try await db.ledger(key: "ab12", day: day) { alone[day.key] = entry }
+                }
+                let together = try await db.ledger(key: "ab12", days: days)
+                #expect(together == alone)
+                // The other key's day is not this key's; each day holds its own use, limit and times.
+                #expect(Set(together.keys) == ["2026-11-18", "2026-11-20", "2026-11-21"])
+                #expect(together["2026-11-18"]?.used == 3 && together["2026-11-18"]?.dailyLimit == 20)
+                #expect(together["2026-11-20"]?.used == 1 && together["2026-11-20"]?.dailyLimit == 7)
+                #expect(together["2026-11-21"]?.exhaustedAt == utc(2026, 11, 21, 8, 0, 0))
+                #expect(together["2026-11-21"]?.dailyLimit == 9)
+                #expect(together["2026-11-21"]?.resetObservedAt == utc(2026, 11, 22, 0, 1, 0))
+                #expect(try await db.ledger(key: "zz99", days: days).isEmpty)
+                #expect(try await db.ledger(key: "ab12", days: []).isEmpty)
+            }
         }
     }
 

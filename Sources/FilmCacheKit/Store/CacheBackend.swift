@@ -67,7 +67,9 @@ public protocol QuotaLedger: Sendable {
     func recordResetObserved(key: String, before day: String, at instant: Date) async throws(StoreError)
     /// `key`'s entry for `day`, if any call was counted or a limit seen within it.
     func ledger(key: String, day: QuotaDay) async throws(StoreError) -> LedgerEntry?
-    /// `key`'s entries for `days` that have one, by day key (``QuotaDay/key``).
+    /// `key`'s entries for `days` that have one, by day key (``QuotaDay/key``): SQLite reads them
+    /// in one snapshot; PostgreSQL reads each day with a statement of its own, as
+    /// ``ledger(key:day:)`` does.
     func ledger(key: String, days: [QuotaDay]) async throws(StoreError) -> [String: LedgerEntry]
     /// Today's entry for planning: `key`'s, or without a key the busiest key's.
     func ledgerForPlanning(key: String?, day: QuotaDay) async throws(StoreError) -> LedgerEntry?

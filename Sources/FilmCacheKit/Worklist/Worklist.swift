@@ -139,11 +139,12 @@ public struct Worklist: Sendable, Equatable {
             case S_IFREG, S_IFIFO:
                 // Opened by path, not through a file URL: a URL's first path scans every protocol
                 // conformance of the binary (a `Set<UInt8>` literal; 1 M instructions of a plain `plan`).
-                guard let handle = FileHandle(forReadingAtPath: path) else {
+                // The descriptor is closed with the handle.
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
                     throw WorklistError.unreadable(path: path, reason: String(cString: strerror(errno)))
                 }
-                defer { try? handle.close() }
-                return try handle.readToEnd() ?? Data()
+                return try FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).readToEnd() ?? Data()
             default:
                 let what =
                     kind == S_IFDIR ? "a directory" : kind == S_IFCHR || kind == S_IFBLK ? "a device" : "a socket"
