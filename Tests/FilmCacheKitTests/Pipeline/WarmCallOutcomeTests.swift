@@ -6,6 +6,10 @@ import Testing
 
 /// A warm counts each OMDb call by what it came to, and the counts add up to the calls made.
 @Suite struct WarmCallOutcomeTests {
+    /// The wall clock's one instant: the quota day of a run's reservations and of the checks after
+    /// it, even when the suite runs across midnight.
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)
+
     let dir = TemporaryDirectory()
 
     /// Warms `ids` through `transport`, one request at a time.
@@ -22,7 +26,7 @@ import Testing
         let store = try CacheStore(path: configuration.databasePath, logger: SampleFilms.logger)
         let summary = try await WarmJob(
             configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
-            time: .system, logger: SampleFilms.logger
+            time: TimeSource(clock: ContinuousClock(), wall: .fixed(Self.now)), logger: SampleFilms.logger
         ).run()
         return (summary, store)
     }
@@ -56,7 +60,7 @@ import Testing
         #expect(transport.requested.count == 3, "three refusals in a row end the run")
         #expect(summary.calls == 0 && summary.callsByOutcome.isEmpty, "no call left, none is counted")
         let key = APIKey("test-key-1234")!
-        let day = WarmConfiguration(databasePath: "", worklists: [], apiKey: key).quotaDay(containing: Date())
+        let day = WarmConfiguration(databasePath: "", worklists: [], apiKey: key).quotaDay(containing: Self.now)
         #expect((try store.ledger(key: key.fingerprint, day: day)?.used ?? 0) == 0, "every reservation given back")
         let runs = try store.runs(key: nil, since: .distantPast)
         #expect(runs.count == 1 && runs[0].outcome == "unreachable")

@@ -10,6 +10,10 @@ import Testing
 /// Regression: when a batch commit failed (a full disk), the failing worker ended but the others
 /// went on through the whole plan, spending the day's calls on answers that were then thrown away.
 @Suite struct WarmJobStoreFailureTests {
+    /// The wall clock's one instant: the quota day of a run's reservations and of the checks after
+    /// it, even when the suite runs across midnight.
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)
+
     /// Holds the database and the worklist.
     let dir = TemporaryDirectory()
 
@@ -31,7 +35,7 @@ import Testing
         let transport = ScriptedTransport { id, _ in ScriptedTransport.film(id) }
         let job = WarmJob(
             configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
-            time: .system, logger: SampleFilms.logger)
+            time: TimeSource(clock: ContinuousClock(), wall: .fixed(Self.now)), logger: SampleFilms.logger)
 
         await #expect {
             try await job.run()
@@ -46,7 +50,7 @@ import Testing
         #expect(
             requested <= 2 * configuration.batchSize + 2 * configuration.maxInFlight,
             "\(requested) calls of \(ids.count)")
-        let used = try store.ledger(key: configuration.apiKey.fingerprint, day: QuotaDay(containing: Date()))?.used
+        let used = try store.ledger(key: configuration.apiKey.fingerprint, day: QuotaDay(containing: Self.now))?.used
         #expect(used == requested, "every call sent is counted and unsent reservations are given back")
         #expect(try store.filmCount() == 0)
     }

@@ -55,7 +55,7 @@ extension WarmJobTests {
             .success(HTTPResponse(status: 503, body: Array("busy".utf8), retryAfter: "100"))
         }
         var (job, store) = try job(Self.ids(3), transport: transport) { $0.maxInFlight = 1 }
-        job.time = TimeSource(clock: clock, wall: .system)
+        job.time = TimeSource(clock: clock, wall: .fixed(Self.now))
         let running = Task { [job] in try await job.run() }
         await clock.waitForSleepers(Self.tickAndWait)
         job.stop.request(.interrupted)
@@ -77,7 +77,7 @@ extension WarmJobTests {
                 : ScriptedTransport.film(id)
         }
         var (job, store) = try job(Self.ids(1), transport: transport) { $0.maxInFlight = 1 }
-        job.time = TimeSource(clock: clock, wall: .system)
+        job.time = TimeSource(clock: clock, wall: .fixed(Self.now))
         let running = Task { [job] in try await job.run() }
         await clock.waitForSleepers(Self.tickAndWait)
         clock.advance(by: .seconds(99))
@@ -97,7 +97,7 @@ extension WarmJobTests {
             $0.burst = 1
             $0.maxInFlight = 1
         }
-        job.time = TimeSource(clock: clock, wall: .system)
+        job.time = TimeSource(clock: clock, wall: .fixed(Self.now))
         let running = Task { [job] in try await job.run() }
         await clock.waitForSleepers(Self.tickAndWait)
         #expect(transport.requested.count == 1, "the second call waits 100 s for the rate")
@@ -118,7 +118,7 @@ extension WarmJobTests {
             $0.maxInFlight = 1
             $0.maxRuntime = Duration(parsing: "45m")
         }
-        job.time = TimeSource(clock: clock, wall: .system)
+        job.time = TimeSource(clock: clock, wall: .fixed(Self.now))
         let running = Task { [job] in try await job.run() }
         await clock.waitForSleepers(1)
         while transport.requested.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
@@ -142,7 +142,7 @@ extension WarmJobTests {
             $0.burst = 1
             $0.maxInFlight = 1
         }
-        job.time = TimeSource(clock: clock, wall: .system)
+        job.time = TimeSource(clock: clock, wall: .fixed(Self.now))
         job.progress = sink
         let running = Task { [job] in try await job.run() }
         var last: WarmProgress?

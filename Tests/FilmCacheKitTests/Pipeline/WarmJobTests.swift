@@ -7,6 +7,10 @@ import Testing
 
 @Suite struct WarmJobTests {
     let dir = TemporaryDirectory()
+    /// The wall clock's one instant in these runs: a quota day that a run's reservations and the
+    /// checks after it share, whenever the suite runs (the system's clock could cross midnight
+    /// between them).
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)
 
     func job(_ ids: [String], transport: ScriptedTransport, configure: (inout WarmConfiguration) -> Void = { _ in })
         throws -> (WarmJob, CacheStore)
@@ -22,14 +26,14 @@ import Testing
         return (
             WarmJob(
                 configuration: configuration, store: SQLiteBackend(store: store), transport: transport,
-                time: .system, logger: SampleFilms.logger), store
+                time: TimeSource(clock: ContinuousClock(), wall: .fixed(Self.now)), logger: SampleFilms.logger), store
         )
     }
 
     static func ids(_ n: Int) -> [String] { (1...n).map { "tt" + String(1_000_000 + $0) } }
 
     func ledgerUsed(_ store: CacheStore) throws -> Int {
-        try store.ledger(key: APIKey("test-key-1234")!.fingerprint, day: QuotaDay(containing: Date()))?.used ?? 0
+        try store.ledger(key: APIKey("test-key-1234")!.fingerprint, day: QuotaDay(containing: Self.now))?.used ?? 0
     }
 
     @Test func fetchesStoresAndRecordsNotFoundThenSecondRunMakesNoCalls() async throws {
@@ -64,7 +68,7 @@ import Testing
         #expect(try ledgerUsed(store) == transport.requested.count)
         #expect(summary.deferred == 200 - 10)
         let key = APIKey("test-key-1234")!.fingerprint
-        #expect(try store.ledger(key: key, day: QuotaDay(containing: Date()))?.exhaustedAt != nil)
+        #expect(try store.ledger(key: key, day: QuotaDay(containing: Self.now))?.exhaustedAt != nil)
 
         // The same day, a new run makes no call at all.
         let again = try await job.run()
