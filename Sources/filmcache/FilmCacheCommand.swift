@@ -8,8 +8,8 @@ import Logging
 ///
 /// An async `main` would run it there too, through `dispatch_main`, which ends the first thread with
 /// `pthread_exit`: that unwinds its stack through the binary's unwind tables (loading the unwinder
-/// and paging the tables in, half a megabyte of every warm's memory) to leave a thread that only
-/// waits, as this one does. Nothing here runs on the main actor or the main queue.
+/// and paging the tables in at every start) to leave a thread that only waits, as this one does.
+/// Nothing here runs on the main actor or the main queue.
 @main
 enum FilmCacheProgram {
     static func main() {
