@@ -55,11 +55,13 @@ package enum Timestamp {
 
     /// Parses the form `format` writes; `nil` for anything else.
     package static func parse(_ text: String) -> Date? {
-        text.utf8.withContiguousStorageIfAvailable(parse) ?? Array(text.utf8).withUnsafeBufferPointer(parse)
+        text.utf8.withContiguousStorageIfAvailable { parse(utf8: $0) }
+            ?? Array(text.utf8).withUnsafeBufferPointer { parse(utf8: $0) }
     }
 
-    /// ``parse(_:)`` of the text's bytes, read in place (the planner reads two a cached film).
-    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> Date? {
+    /// ``parse(_:)`` of the text's bytes, read in place: the planner reads two a cached film
+    /// straight from SQLite's row, with no `String` made for either.
+    package static func parse(utf8: UnsafeBufferPointer<UInt8>) -> Date? {
         guard utf8.count == 20, utf8[4] == UInt8(ascii: "-"), utf8[10] == UInt8(ascii: "T"),
             utf8[19] == UInt8(ascii: "Z")
         else { return nil }
@@ -74,13 +76,21 @@ package enum Timestamp {
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
         else { return nil }
-        var parts = tm()
-        parts.tm_year = year - 1900
-        parts.tm_mon = month - 1
-        parts.tm_mday = day
-        parts.tm_hour = hour
-        parts.tm_min = minute
-        parts.tm_sec = second
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+        // The days-from-civil arithmetic, linear in the day and the time as `timegm` normalizes
+        // them (a 31st of a 30-day month is the next month's 1st); `timegm` itself only for a
+        // month out of its range, which the arithmetic does not read.
+        guard (1...12).contains(month) else {
+            var parts = tm()
+            parts.tm_year = year - 1900
+            parts.tm_mon = month - 1
+            parts.tm_mday = day
+            parts.tm_hour = hour
+            parts.tm_min = minute
+            parts.tm_sec = second
+            return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+        }
+        let days = CivilDays.days(year: Int(year), month: Int(month), day: Int(day))
+        let seconds = days * 86_400 + Int(hour) * 3600 + Int(minute) * 60 + Int(second)
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }
