@@ -58,10 +58,11 @@ public final class CacheStore: Sendable {
         // Switching a new file to WAL needs an exclusive lock and SQLite does not call the busy
         // handler for it, so two processes opening a fresh file at once retry here.
         try Self.retryingWhileBusy { () throws(StoreError) in try db.execute("PRAGMA journal_mode = WAL") }
-        // The writer's page cache is 1 MiB, not SQLite's 2 MiB. Upserts in a worklist's order land
-        // on leaf pages all over the file, which no cache of either size holds (a cache of 100,000
-        // films: 51,654 leaf pages of `films`, 128 interior ones). Warms and imports of films in
-        // random order measured no slower with it; a warm's heap is 0.5 MiB smaller, an import's peak 2 MiB.
+        // The writer's page cache is 1 MiB, about half SQLite's default (2,000 KiB). Upserts in a
+        // worklist's order land on leaf pages all over the file, which no cache of either size
+        // holds (a cache of 100,000 films: 51,654 leaf pages of `films`, 128 interior ones). Warms
+        // and imports of films in random order took as long within their rounds' spread; a warm's
+        // anonymous memory was about 0.5 MB lower, an import's peak 1–3 MB lower.
         try db.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -1024;")
         // The -wal and -shm files stay when the last connection closes, with the modes the writer
         // gave them: a reader in the cache's group then opens the file read-only at any time,

@@ -76,20 +76,12 @@ package enum Timestamp {
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
         else { return nil }
-        // The days-from-civil arithmetic, linear in the day and the time as `timegm` normalizes
-        // them (a 31st of a 30-day month is the next month's 1st); `timegm` itself only for a
-        // month out of its range, which the arithmetic does not read.
-        guard (1...12).contains(month) else {
-            var parts = tm()
-            parts.tm_year = year - 1900
-            parts.tm_mon = month - 1
-            parts.tm_mday = day
-            parts.tm_hour = hour
-            parts.tm_min = minute
-            parts.tm_sec = second
-            return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
-        }
-        let days = CivilDays.days(year: Int(year), month: Int(month), day: Int(day))
+        // Days-from-civil arithmetic, linear in the day and the time as `timegm` normalizes them
+        // (a 31st of a 30-day month is the next month's 1st); a month out of 1...12 moves into
+        // the year before or after, as `timegm` moves it. No time zone is read.
+        let (yearsOver, monthIndex) = (Int(month) - 1).quotientAndRemainder(dividingBy: 12)
+        let (carried, normalized) = monthIndex < 0 ? (yearsOver - 1, monthIndex + 12) : (yearsOver, monthIndex)
+        let days = CivilDays.days(year: Int(year) + carried, month: normalized + 1, day: Int(day))
         let seconds = days * 86_400 + Int(hour) * 3600 + Int(minute) * 60 + Int(second)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
