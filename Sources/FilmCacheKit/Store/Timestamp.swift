@@ -62,7 +62,8 @@ package enum Timestamp {
     /// ``parse(_:)`` of the text's bytes, read in place: the planner reads two a cached film
     /// straight from SQLite's row, with no `String` made for either.
     package static func parse(utf8: UnsafeBufferPointer<UInt8>) -> Date? {
-        guard utf8.count == 20, utf8[4] == UInt8(ascii: "-"), utf8[10] == UInt8(ascii: "T"),
+        guard utf8.count == 20, utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-"),
+            utf8[10] == UInt8(ascii: "T"), utf8[13] == UInt8(ascii: ":"), utf8[16] == UInt8(ascii: ":"),
             utf8[19] == UInt8(ascii: "Z")
         else { return nil }
         func number(_ range: Range<Int>) -> Int32? {
