@@ -134,33 +134,85 @@ extension CacheStore {
     /// The ledger entry for `key` on `day`, if any call was counted or a limit was seen within it;
     /// its use counts calls sent within the day by runs in any quota time zone.
     public func ledger(key: String, day: QuotaDay) throws(StoreError) -> LedgerEntry? {
-        try withConnection { c throws(StoreError) in try Self.ledger(c.db, key: key, day: day) }
+        try withConnection { c throws(StoreError) in try Self.ledger(c.db, key: key, days: [day])[day.key] }
     }
 
     /// `key`'s entries for `days`, by day key, read in one transaction: one snapshot of the ledger
     /// for a month of `quota`, and one lock taken, not one a day.
     public func ledger(key: String, days: [QuotaDay]) throws(StoreError) -> [String: LedgerEntry] {
-        try withConnection { c throws(StoreError) in
+        guard !days.isEmpty else { return [:] }
+        return try withConnection { c throws(StoreError) in
             try c.db.transaction(deferred: true) { () throws(StoreError) in
-                var entries: [String: LedgerEntry] = [:]
-                for day in days {
-                    if let entry = try Self.ledger(c.db, key: key, day: day) { entries[day.key] = entry }
-                }
-                return entries
+                try Self.ledger(c.db, key: key, days: days)
             }
         }
     }
 
-    private static func ledger(_ db: SQLiteConnection, key: String, day: QuotaDay) throws(StoreError) -> LedgerEntry? {
-        // Cached: `quota` and the metrics file read a month of days.
-        let row = try db.cached(
-            "SELECT daily_limit, reset_observed_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
-        ).query([.text(key), .text(day.key)]) { ($0.int(0) ?? 0, $0.text(1).flatMap(Timestamp.parse)) }.first
-        let (used, exhaustedAt) = try dayUse(db, key: key, day: day)
-        guard row != nil || used > 0 || exhaustedAt != nil else { return nil }
-        return LedgerEntry.row(
-            keyFingerprint: key, day: day.key, used: used, dailyLimit: row?.0 ?? 0, exhaustedAt: exhaustedAt,
-            resetObservedAt: row?.1)
+    /// `key`'s entries for `days`, by day key: what ``dayUse(_:key:day:)`` reads a day at a time,
+    /// read for all the days in three statements over the span they cover and split into days
+    /// here: the days' own rows, the calls of every minute in the span (summed a day at a time),
+    /// and the instants a limit was reached in the span (the earliest within a day stands for a
+    /// day whose own row has none). Values compare as in the per-day statements: day keys and
+    /// instants as text, minutes as integers.
+    private static func ledger(_ db: SQLiteConnection, key: String, days: [QuotaDay]) throws(StoreError)
+        -> [String: LedgerEntry]
+    {
+        guard !days.isEmpty else { return [:] }
+        // A day's key is written out once: `CalendarDate.description` formats it anew at each use.
+        let dayKeys = days.map(\.key)
+        let wanted = Set(dayKeys)
+        let bounds = days.map { (start: Timestamp.format($0.start), end: Timestamp.format($0.nextReset)) }
+        let keys = (low: wanted.min() ?? "", high: wanted.max() ?? "")
+        let minutes = (
+            low: days.map(\.minutes.lowerBound).min() ?? 0, high: days.map(\.minutes.upperBound).max() ?? 0
+        )
+        let span = (start: bounds.map(\.start).min() ?? "", end: bounds.map(\.end).max() ?? "")
+        var rows: [String: (limit: Int, resetObserved: Date?, exhausted: String?)] = [:]
+        try db.cached(
+            "SELECT quota_day, daily_limit, reset_observed_at, exhausted_at FROM quota_ledger"
+                + " WHERE key_fingerprint = ? AND quota_day >= ? AND quota_day <= ?"
+        ).forEach([.text(key), .text(keys.low), .text(keys.high)]) { row in
+            guard let day = row.text(0), wanted.contains(day) else { return }
+            rows[day] = (row.int(1) ?? 0, row.text(2).flatMap(Timestamp.parse), row.text(3))
+        }
+        // The span's minutes that counted calls, in order, and the running sum of their calls.
+        var counted: [Int] = []
+        var sums = [0]
+        try db.cached(
+            "SELECT minute, calls FROM quota_calls WHERE key_fingerprint = ? AND minute >= ? AND minute < ?"
+                + " ORDER BY minute"
+        ).forEach([.text(key), .integer(minutes.low), .integer(minutes.high)]) { row in
+            counted.append(row.int(0) ?? 0)
+            sums.append(sums[sums.count - 1] + (row.int(1) ?? 0))
+        }
+        let limitsSeen = try db.cached(
+            "SELECT exhausted_at FROM quota_ledger WHERE key_fingerprint = ? AND exhausted_at >= ? AND exhausted_at < ?"
+        ).query([.text(key), .text(span.start), .text(span.end)]) { $0.text(0) ?? "" }
+        var entries: [String: LedgerEntry] = [:]
+        for ((day, dayKey), bound) in zip(zip(days, dayKeys), bounds) {
+            let row = rows[dayKey]
+            let used =
+                sums[firstIndex(in: counted, atLeast: day.minutes.upperBound)]
+                - sums[firstIndex(in: counted, atLeast: day.minutes.lowerBound)]
+            // "Limit reached" seen within this day by a run in another zone, when its own row has none.
+            let exhausted = (row?.exhausted ?? limitsSeen.filter { $0 >= bound.start && $0 < bound.end }.min())
+                .flatMap(Timestamp.parse)
+            guard row != nil || used > 0 || exhausted != nil else { continue }
+            entries[dayKey] = LedgerEntry.row(
+                keyFingerprint: key, day: dayKey, used: used, dailyLimit: row?.limit ?? 0, exhaustedAt: exhausted,
+                resetObservedAt: row?.resetObserved)
+        }
+        return entries
+    }
+
+    /// The index of the first element of `sorted` (ascending) that is at least `value`.
+    private static func firstIndex(in sorted: [Int], atLeast value: Int) -> Int {
+        var (low, high) = (0, sorted.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Today's ledger entry for planning: `key`'s, or without a key the busiest key's.

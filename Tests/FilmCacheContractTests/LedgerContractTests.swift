@@ -1,4 +1,5 @@
 import Foundation
+import SplitMix
 import Testing
 
 @testable import FilmCacheKit
@@ -59,6 +60,79 @@ import Testing
                 #expect(try await db.ledger(key: "zz99", days: days).isEmpty)
                 #expect(try await db.ledger(key: "ab12", days: []).isEmpty)
             }
+        }
+    }
+
+    /// Calls charged and limits seen in three quota time zones over eight days, read back for
+    /// twelve days of each zone: each day's use is the calls of its own minutes, its limit instant its own
+    /// row's or else the earliest seen within it, whoever's zone charged or saw them. The expected
+    /// values are worked out here from what was written.
+    @Test(arguments: BackendKind.allCases)
+    func aMonthReadTogetherCountsEachDayByItsOwnMinutes(_ kind: BackendKind) async throws {
+        let zones = ["UTC", "America/Los_Angeles", "Asia/Kolkata"].compactMap(TimeZone.init(identifier:))
+        #expect(zones.count == 3)
+        let origin = utc(2026, 11, 10).timeIntervalSince1970
+        var random = SplitMix64(seed: 7)
+        // Whole seconds over eight days (the written form of an instant keeps no fraction), half of
+        // them within a minute of a midnight in one of the zones: the minutes either side of a day's ends.
+        func instant() -> Date {
+            let offset = Double(random.next() % (8 * 86_400))
+            guard random.next() % 2 == 0 else { return Date(timeIntervalSince1970: origin + offset) }
+            let near = QuotaDay(
+                containing: Date(timeIntervalSince1970: origin + offset), in: zones[Int(random.next() % 3)])
+            return near.nextReset + [-61, -60, -1, 0, 59, 60][Int(random.next() % 6)]
+        }
+        var charged: [(minute: Int, calls: Int)] = []
+        var rows: Set<String> = []
+        var firstLimit: [String: Date] = [:]
+        try await kind.withBackend { db, _ in
+            for _ in 0..<80 {
+                let at = instant()
+                let quotaDay = QuotaDay(containing: at, in: zones[Int(random.next() % 3)])
+                let calls = 1 + Int(random.next() % 9)
+                let minute = QuotaDay.minute(of: at)
+                let granted = try await db.reserveCalls(
+                    calls, key: "ab12", day: quotaDay, minute: minute, dailyLimit: 500, usable: 1_000_000)
+                #expect(granted == calls)
+                charged.append((minute, calls))
+                rows.insert(quotaDay.key)
+            }
+            // Another key's calls count for nobody else.
+            _ = try await db.reserveCalls(
+                50, key: "cd34", day: QuotaDay(containing: instant()), dailyLimit: 500, usable: 1_000_000)
+            // Two limits seen within UTC's 2026-11-21, past the random ones, by runs whose days are
+            // the 20th (Los Angeles) and the 22nd (Kolkata): UTC's day has the earlier.
+            let seen = [(utc(2026, 11, 21, 2), zones[1]), (utc(2026, 11, 21, 20), zones[2])]
+            for index in 0..<12 {
+                let (at, zone) = index < seen.count ? seen[index] : (instant(), zones[Int(random.next() % 3)])
+                let dayKey = QuotaDay(containing: at, in: zone).key
+                try await db.markExhausted(key: "ab12", day: dayKey, dailyLimit: 500, at: at)
+                rows.insert(dayKey)
+                firstLimit[dayKey] = firstLimit[dayKey] ?? at
+            }
+            for zone in zones {
+                let start = QuotaDay(containing: Date(timeIntervalSince1970: origin), in: zone)
+                var days = [start]
+                while days.count < 12 { days.append(days[days.count - 1].next) }
+                let read = try await db.ledger(key: "ab12", days: days.shuffled(using: &random))
+                var expected: [String: (used: Int, exhaustedAt: Date?)] = [:]
+                for day in days {
+                    let used = charged.filter { day.minutes.contains($0.minute) }.map(\.calls).reduce(0, +)
+                    let within = firstLimit.values.filter { $0 >= day.start && $0 < day.nextReset }.min()
+                    let exhaustedAt = firstLimit[day.key] ?? within
+                    if rows.contains(day.key) || used > 0 || exhaustedAt != nil {
+                        expected[day.key] = (used, exhaustedAt)
+                    }
+                }
+                #expect(Set(read.keys) == Set(expected.keys), "\(zone.identifier)")
+                for (key, entry) in read {
+                    #expect(entry.used == expected[key]?.used, "\(zone.identifier) \(key)")
+                    #expect(entry.exhaustedAt == expected[key]?.exhaustedAt, "\(zone.identifier) \(key)")
+                    #expect(entry.dailyLimit == (rows.contains(key) ? 500 : 0), "\(zone.identifier) \(key)")
+                    #expect(try await db.ledger(key: "ab12", day: days.first { $0.key == key }!) == entry)
+                }
+            }
+            #expect(charged.map(\.calls).reduce(0, +) > 0)
         }
     }
 
