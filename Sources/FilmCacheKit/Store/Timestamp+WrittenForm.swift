@@ -19,7 +19,7 @@ extension Timestamp {
     }
 
     /// The decimal number `bytes[range]` spells, `nil` unless all are digits.
-    private static func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+    static func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
         var value = 0
         for index in range {
             let byte = bytes[index]

@@ -66,24 +66,16 @@ package enum Timestamp {
             utf8[10] == UInt8(ascii: "T"), utf8[13] == UInt8(ascii: ":"), utf8[16] == UInt8(ascii: ":"),
             utf8[19] == UInt8(ascii: "Z")
         else { return nil }
-        func number(_ range: Range<Int>) -> Int32? {
-            var value: Int32 = 0
-            for byte in utf8[range] {
-                guard (48...57).contains(byte) else { return nil }
-                value = value * 10 + Int32(byte - 48)
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        guard let year = digits(utf8, 0..<4), let month = digits(utf8, 5..<7), let day = digits(utf8, 8..<10),
+            let hour = digits(utf8, 11..<13), let minute = digits(utf8, 14..<16), let second = digits(utf8, 17..<19)
         else { return nil }
         // Days-from-civil arithmetic, linear in the day and the time as `timegm` normalizes them
         // (a 31st of a 30-day month is the next month's 1st); a month out of 1...12 moves into
         // the year before or after, as `timegm` moves it. No time zone is read.
-        let (yearsOver, monthIndex) = (Int(month) - 1).quotientAndRemainder(dividingBy: 12)
+        let (yearsOver, monthIndex) = (month - 1).quotientAndRemainder(dividingBy: 12)
         let (carried, normalized) = monthIndex < 0 ? (yearsOver - 1, monthIndex + 12) : (yearsOver, monthIndex)
-        let days = CivilDays.days(year: Int(year) + carried, month: normalized + 1, day: Int(day))
-        let seconds = days * 86_400 + Int(hour) * 3600 + Int(minute) * 60 + Int(second)
+        let days = CivilDays.days(year: year + carried, month: normalized + 1, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }
