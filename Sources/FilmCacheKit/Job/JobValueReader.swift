@@ -135,8 +135,8 @@ struct JobValueReader {
     }
 
     /// A time zone identifier such as `UTC` or `America/Los_Angeles`.
-    func timeZone() throws(JobFileError.Issue) -> TimeZone {
-        guard let zone = TimeZone(identifier: try string()) else {
+    func timeZone() throws(JobFileError.Issue) -> QuotaZone {
+        guard let zone = QuotaZone(identifier: try string()) else {
             throw issue("unknown time zone (use an identifier such as UTC or America/Los_Angeles)")
         }
         return zone

@@ -59,10 +59,10 @@ extension Setting where Value == Double {
     }
 }
 
-extension Setting where Value == TimeZone {
+extension Setting where Value == QuotaZone {
     /// Where the quota day starts.
     public static let quotaTimezone = Setting(
-        .quotaTimezone, .timeZone, default: QuotaDay.defaultTimeZone,
+        .quotaTimezone, .timeZone, default: QuotaZone.utc,
         help: "Time zone whose midnight starts a quota day (e.g. UTC, America/Los_Angeles).",
         meaning: "whose midnight starts a quota day (`America/Los_Angeles`, …)", defaultText: "UTC")
 }

@@ -110,7 +110,7 @@ extension SettingKind where Value == [String] {
     }
 }
 
-extension SettingKind where Value == TimeZone {
+extension SettingKind where Value == QuotaZone {
     /// A time zone identifier.
     static let timeZone = SettingKind(
         name: "time zone identifier", read: { reader, _ throws(JobFileError.Issue) in try reader.timeZone() },

@@ -7,7 +7,7 @@ public enum QuotaReport {
 
     /// The text `filmcache quota` prints; with TMDb calls counted (`tmdb`), their section at the end.
     public static func text(_ s: QuotaStatus, database: String, tmdb: TMDbCallHistory? = nil) -> String {
-        let zone = s.today.timeZone
+        let zone = s.today.zone
         let zoneName = ReportTime.zoneName(zone)
         let key =
             s.keyFingerprint.map {
@@ -74,7 +74,7 @@ public enum QuotaReport {
 
     /// The observed reset for people: the latest as a wall time, and the spread when there are several.
     static func observedReset(_ s: QuotaStatus) -> String {
-        let zone = s.today.timeZone
+        let zone = s.today.zone
         guard let latest = s.latestObservedReset else {
             return "none seen yet (recorded when a run follows a day that ran out)"
         }
@@ -93,7 +93,7 @@ public enum QuotaReport {
 
     /// The same facts as JSON, with `"tmdb"` only when TMDb calls were counted.
     public static func json(_ s: QuotaStatus, tmdb: TMDbCallHistory?) -> String {
-        let zone = s.today.timeZone
+        let zone = s.today.zone
         let document = Document(
             key: s.keyFingerprint.map(KeyFingerprint.short), otherKeys: s.otherKeys.map(KeyFingerprint.short),
             day: s.today.key, timeZone: ReportTime.zoneName(zone),
@@ -153,7 +153,7 @@ public enum QuotaReport {
         MetricFamily.text(metricFamilies(s))
     }
 
-    private static func wallTime(_ instant: Date, _ zone: TimeZone) -> String {
+    private static func wallTime(_ instant: Date, _ zone: QuotaZone) -> String {
         ReportTime.day(instant, in: zone) + " " + ReportTime.timeOfDay(instant, in: zone) + " "
             + ReportTime.zoneName(zone)
     }

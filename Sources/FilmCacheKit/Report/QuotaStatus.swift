@@ -59,7 +59,7 @@ public struct QuotaStatus: Sendable, Equatable {
         let today = QuotaDay(containing: now, in: settings.quotaTimeZone)
         var window = [today]
         while window.count < max(1, days) {
-            window.insert(QuotaDay(containing: window[0].start.addingTimeInterval(-1), in: today.timeZone), at: 0)
+            window.insert(QuotaDay(containing: window[0].start.addingTimeInterval(-1), in: today.zone), at: 0)
         }
         let keys = try await store.ledgerKeys(today: today.key, since: window[0].key)
         // A fingerprint given short names the ledger key it begins (an exact name first).

@@ -3,25 +3,23 @@ import Foundation
 /// How the reports write times: instants in the database's UTC form, wall times in the quota's zone.
 enum ReportTime {
     /// A zone's name for people: `UTC` for zero-offset GMT/UTC zones, else its identifier.
-    static func zoneName(_ zone: TimeZone) -> String {
-        zone.isNamedUTC ? "UTC" : zone.identifier
-    }
+    static func zoneName(_ zone: QuotaZone) -> String { zone.name }
 
     /// The wall-clock time of `instant` in `zone`, `"03:10"`.
-    static func timeOfDay(_ instant: Date, in zone: TimeZone) -> String {
+    static func timeOfDay(_ instant: Date, in zone: QuotaZone) -> String {
         let minute = minuteOfDay(instant, in: zone)
         return two(minute / 60) + ":" + two(minute % 60)
     }
 
     /// Minutes after local midnight of `instant` in `zone`.
-    static func minuteOfDay(_ instant: Date, in zone: TimeZone) -> Int {
-        if zone.isNamedUTC { return Timestamp.civil(instant).seconds / 60 }
-        let parts = calendar(zone).dateComponents([.hour, .minute], from: instant)
+    static func minuteOfDay(_ instant: Date, in zone: QuotaZone) -> Int {
+        if zone.isUTC { return Timestamp.civil(instant).seconds / 60 }
+        let parts = calendar(zone.timeZone).dateComponents([.hour, .minute], from: instant)
         return (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
     }
 
     /// The calendar day of `instant` in `zone`, `"2026-11-21"`.
-    static func day(_ instant: Date, in zone: TimeZone) -> String {
+    static func day(_ instant: Date, in zone: QuotaZone) -> String {
         QuotaDay(containing: instant, in: zone).key
     }
 

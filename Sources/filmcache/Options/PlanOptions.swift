@@ -114,13 +114,13 @@ struct BudgetOptions: ParsableArguments {
         var flags = SettingFlags()
         flags.add(.dailyLimit, dailyLimit)
         flags.add(.reserve, reserve)
-        flags.add(.quotaTimezone, quotaTimezone.flatMap { TimeZone(identifier: $0) })
+        flags.add(.quotaTimezone, quotaTimezone.flatMap { QuotaZone(identifier: $0) })
         return flags
     }
 
     func validate() throws {
         try flags.check()
-        if let quotaTimezone, TimeZone(identifier: quotaTimezone) == nil {
+        if let quotaTimezone, QuotaZone(identifier: quotaTimezone) == nil {
             throw ValidationError("--quota-timezone: unknown time zone '\(quotaTimezone)'")
         }
     }

@@ -117,15 +117,38 @@ extension FetchPolicyTests {
             #expect(unusual == (["UTC", "Asia/Kolkata"].contains(zoneName) ? 0 : 2))
         }
 
+        @Test("A quota zone is UTC by any of UTC's names, another zone by the system's database, or unknown")
+        func quotaZoneNames() throws {
+            for name in ["UTC", "GMT", "Etc/UTC", "Etc/GMT"] {
+                let zone = try #require(QuotaZone(identifier: name))
+                #expect(zone.isUTC && zone.identifier == name && zone.name == "UTC")
+                #expect(zone.timeZone.secondsFromGMT(for: TestDates.utc(2026, 7, 1)) == 0)
+            }
+            let losAngeles = try #require(QuotaZone(identifier: "America/Los_Angeles"))
+            #expect(!losAngeles.isUTC && losAngeles.name == "America/Los_Angeles")
+            #expect(losAngeles == QuotaZone(TestDates.zone("America/Los_Angeles")))
+            #expect(losAngeles != .utc && QuotaZone(identifier: "UTC") == .utc)
+            #expect(QuotaZone(identifier: "Mars/Olympus_Mons") == nil)
+            #expect(QuotaZone(identifier: "") == nil)
+            // A day of each: UTC's is 24 hours from its midnight, Los Angeles' from its own.
+            let instant = TestDates.utc(2026, 11, 21, 3)
+            #expect(QuotaDay(containing: instant, in: .utc).start == TestDates.utc(2026, 11, 21))
+            #expect(QuotaDay(containing: instant, in: losAngeles).start == TestDates.utc(2026, 11, 20, 8))
+            #expect(QuotaDay(containing: instant, in: losAngeles).key == "2026-11-20")
+        }
+
         /// UTC's days are counted without a calendar; Africa/Abidjan has been UTC all year since 1912
         /// under another name, so its days come from the calendar, and the two must agree to the second
         /// (instants from 1916 to 2460).
         @Test("UTC's days, counted without a calendar, are the calendar's days", arguments: ["GMT", "UTC", "Etc/UTC"])
         func utcWithoutCalendar(zoneName: String) throws {
-            let zone = zoneName == "GMT" ? QuotaDay.defaultTimeZone : TestDates.zone(zoneName)
-            #expect(zone.isNamedUTC)
-            let calendarUTC = TestDates.zone("Africa/Abidjan")
-            #expect(!calendarUTC.isNamedUTC)
+            // GMT as `TimeZone(secondsFromGMT: 0)` names it; UTC and Etc/UTC by name, no `TimeZone` made.
+            let zone =
+                zoneName == "GMT"
+                ? QuotaZone(TimeZone(secondsFromGMT: 0)!) : try #require(QuotaZone(identifier: zoneName))
+            #expect(zone.isUTC && zone.identifier == zoneName && zone.name == "UTC")
+            let calendarUTC = QuotaZone(TestDates.zone("Africa/Abidjan"))
+            #expect(!calendarUTC.isUTC && calendarUTC.name == "Africa/Abidjan")
             // Midnights, the second before, leap days, century years, instants before 1970.
             var instants = [
                 TestDates.utc(2026, 11, 21), TestDates.utc(2026, 11, 20, 23, 59, 59), TestDates.utc(2028, 2, 29, 12),

@@ -109,7 +109,7 @@ import Testing
         #expect(job.settings[.maxInFlight] == 4)
         #expect(job.settings[.dailyLimit] == 100_000)
         #expect(job.settings[.reserve] == 10)
-        #expect(job.settings[.quotaTimezone] == TimeZone(identifier: "America/Los_Angeles"))
+        #expect(job.settings[.quotaTimezone] == QuotaZone(identifier: "America/Los_Angeles"))
         var settings = PlanSettings()
         settings.apply(job.settings)
         #expect(settings.freshness.ttl == 20 * day)
@@ -388,7 +388,7 @@ import Testing
         #expect(job.databasePath == directory.path + "/films.sqlite")
         #expect(job.settings[.rate] == 2 && job.settings[.maxInFlight] == 4 && job.settings[.reserve] == 2.5)
         #expect(job.maxRuntime == .seconds(5400) && job.settings[.retryCap] == .seconds(120))
-        #expect(job.settings[.quotaTimezone] == TimeZone(identifier: "Europe/Berlin"))
+        #expect(job.settings[.quotaTimezone] == QuotaZone(identifier: "Europe/Berlin"))
         #expect(job.lines[.worklists] == 2 && job.lines[.quotaTimezone] == 9)
     }
 

@@ -6,65 +6,79 @@ import Foundation
 /// Days are calendar days in that zone, so around daylight-saving switches a quota day lasts
 /// 23 or 25 hours.
 public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The calendar day in ``timeZone``.
+    /// The calendar day in ``zone``.
     public let date: CalendarDate
     /// The zone whose midnight resets the quota.
-    public let timeZone: TimeZone
+    public let zone: QuotaZone
     /// The first instant of the day.
     public let start: Date
     /// The first instant of the next day: when the quota resets.
     public let nextReset: Date
 
-    /// The zone used when none is configured.
-    public static let defaultTimeZone = TimeZone(secondsFromGMT: 0)!
+    /// The zone whose midnight resets the quota, as a `TimeZone` (made now for UTC).
+    public var timeZone: TimeZone { zone.timeZone }
 
     /// The quota day that contains `instant`.
-    public init(containing instant: Date, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
-        if timeZone.isNamedUTC {
+    public init(containing instant: Date, in zone: QuotaZone = .utc) {
+        if zone.isUTC {
             let (year, month, day, _) = Timestamp.civil(instant)
-            self.init(utc: CalendarDate(year: year, month: month, day: day), timeZone)
+            self.init(utc: CalendarDate(year: year, month: month, day: day), zone)
             return
         }
-        let calendar = QuotaDay.calendar(in: timeZone)
+        let calendar = QuotaDay.calendar(in: zone.timeZone)
         let parts = calendar.dateComponents([.year, .month, .day], from: instant)
         self.init(
             date: CalendarDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1),
-            start: calendar.startOfDay(for: instant),
-            calendar: calendar)
+            zone: zone, start: calendar.startOfDay(for: instant), calendar: calendar)
+    }
+
+    /// The quota day in `timeZone` that contains `instant`.
+    public init(containing instant: Date, in timeZone: TimeZone) {
+        self.init(containing: instant, in: QuotaZone(timeZone))
     }
 
     /// The quota day for a calendar day; `nil` if the day does not exist.
-    public init?(date: CalendarDate, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
+    public init?(date: CalendarDate, in zone: QuotaZone = .utc) {
         guard CalendarDate.isValid(year: date.year, month: date.month, day: date.day) else { return nil }
-        if timeZone.isNamedUTC {
-            self.init(utc: date, timeZone)
+        if zone.isUTC {
+            self.init(utc: date, zone)
             return
         }
-        let calendar = QuotaDay.calendar(in: timeZone)
+        let calendar = QuotaDay.calendar(in: zone.timeZone)
         // Noon exists on every day, even where a switch skips midnight.
         let noonParts = DateComponents(year: date.year, month: date.month, day: date.day, hour: 12)
         guard let noon = calendar.date(from: noonParts) else { return nil }
-        self.init(date: date, start: calendar.startOfDay(for: noon), calendar: calendar)
+        self.init(date: date, zone: zone, start: calendar.startOfDay(for: noon), calendar: calendar)
+    }
+
+    /// The quota day in `timeZone` for a calendar day; `nil` if the day does not exist.
+    public init?(date: CalendarDate, in timeZone: TimeZone) {
+        self.init(date: date, in: QuotaZone(timeZone))
     }
 
     /// The quota day for a key such as `"2026-11-21"`; `nil` for anything else.
-    public init?(key: String, in timeZone: TimeZone = QuotaDay.defaultTimeZone) {
+    public init?(key: String, in zone: QuotaZone = .utc) {
         guard let date = CalendarDate(iso: key) else { return nil }
-        self.init(date: date, in: timeZone)
+        self.init(date: date, in: zone)
     }
 
-    /// A day of a UTC zone: 24 hours from its midnight, no calendar made (nor the time zone it
-    /// would read for itself first).
-    private init(utc date: CalendarDate, _ timeZone: TimeZone) {
+    /// The quota day in `timeZone` for a key such as `"2026-11-21"`; `nil` for anything else.
+    public init?(key: String, in timeZone: TimeZone) {
+        self.init(key: key, in: QuotaZone(timeZone))
+    }
+
+    /// A day of UTC: 24 hours from its midnight, no calendar made (nor the time zone it would read
+    /// for itself first).
+    private init(utc date: CalendarDate, _ zone: QuotaZone) {
         self.date = date
-        self.timeZone = timeZone
+        self.zone = zone
         start = Timestamp.midnight(year: date.year, month: date.month, day: date.day)
         nextReset = start.addingTimeInterval(86_400)
     }
 
-    private init(date: CalendarDate, start: Date, calendar: Calendar) {
+    private init(date: CalendarDate, zone: QuotaZone, start: Date, calendar: Calendar) {
         self.date = date
-        self.timeZone = calendar.timeZone
+        self.zone = zone
         self.start = start
         let noonParts = DateComponents(year: date.year, month: date.month, day: date.day + 1, hour: 12)
         let nextNoon = calendar.date(from: noonParts) ?? start.addingTimeInterval(36 * 3_600)
@@ -81,7 +95,7 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     public var length: Duration { Duration(timeInterval: nextReset.timeIntervalSince(start)) }
 
     /// The following quota day.
-    public var next: QuotaDay { QuotaDay(containing: nextReset, in: timeZone) }
+    public var next: QuotaDay { QuotaDay(containing: nextReset, in: zone) }
 
     /// Whether `instant` falls within this day.
     public func contains(_ instant: Date) -> Bool {
