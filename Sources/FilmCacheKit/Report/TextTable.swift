@@ -43,8 +43,9 @@ struct TextTable {
                 if column > 0 { line += gap }
                 line += Self.pad(cell, to: widths[column], alignment)
             }
-            while line.last == " " { line.removeLast() }
-            return line
+            // Trailing spaces dropped as bytes: `removeLast` finds each character's bounds anew.
+            let spaces = line.utf8.reversed().prefix { $0 == UInt8(ascii: " ") }.count
+            return spaces == 0 ? line : String(decoding: line.utf8.dropLast(spaces), as: UTF8.self)
         }
     }
 
