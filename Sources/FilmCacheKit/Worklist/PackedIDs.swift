@@ -26,12 +26,25 @@ struct PackedIDs: Sendable, Equatable {
         packed.append(bits)
     }
 
+    /// Appends an IMDb title ID ``pack(bytes:)`` packed.
+    mutating func append(packed bits: UInt64) {
+        assert(bits & Self.otherFlag == 0, "not a packed IMDb title ID")
+        packed.append(bits)
+    }
+
     /// An IMDb title ID as its digits and how many there are (below bit 63); `nil` for any other text.
     static func pack(_ id: String) -> UInt64? {
-        let utf8 = id.utf8
-        guard PlainTextWorklist.isIMDbID(bytes: utf8) else { return nil }
-        let digits = utf8.dropFirst(2).reduce(UInt64(0)) { $0 * 10 + UInt64($1 - 48) }
-        return UInt64(utf8.count - 2) << 40 | digits
+        var id = id
+        return id.withUTF8 { pack(bytes: $0) }
+    }
+
+    /// ``pack(_:)`` of an ID's UTF-8 bytes, read in place: a worklist's lines are packed with no
+    /// `String` made for them.
+    static func pack(bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard PlainTextWorklist.isIMDbID(bytes: bytes) else { return nil }
+        var digits: UInt64 = 0
+        for byte in bytes[2...] { digits = digits * 10 + UInt64(byte - 48) }
+        return UInt64(bytes.count - 2) << 40 | digits
     }
 
     /// Appends every ID of `other`, in order.

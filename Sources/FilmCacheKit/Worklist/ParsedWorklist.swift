@@ -43,6 +43,12 @@ public struct ParsedWorklist: Sendable, Equatable {
         lines.append(UInt32(clamping: line))
     }
 
+    /// Records an ID found at `line`, packed by ``PackedIDs/pack(bytes:)``.
+    mutating func append(packedID bits: UInt64, line: Int) {
+        packedIDs.append(packed: bits)
+        lines.append(UInt32(clamping: line))
+    }
+
     /// Whether the file gave nothing to fetch: no ID and no title.
     public var isEmpty: Bool { packedIDs.count == 0 && titles.isEmpty }
 

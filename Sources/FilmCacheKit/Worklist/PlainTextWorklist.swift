@@ -27,7 +27,7 @@ public enum PlainTextWorklist {
             LineBreak.forEachLine(in: bytes, from: WorklistFormat.startAfterBOM(bytes)) { number, range in
                 let lineBytes = UnsafeBufferPointer(rebasing: bytes[range])
                 if let id = bareID(lineBytes) {
-                    parsed.append(id, line: number)
+                    parsed.append(packedID: id, line: number)
                     return
                 }
                 let text = String(decoding: lineBytes, as: UTF8.self)
@@ -91,18 +91,17 @@ public enum PlainTextWorklist {
         return TitleQuery(title: line).map { ($0, false) }
     }
 
-    /// The ID of a line that is a bare ID with at most ASCII spaces and tabs around it; `nil` for any other line.
+    /// The ID of a line that is a bare ID with at most ASCII spaces and tabs around it, packed as
+    /// ``PackedIDs`` packs it; `nil` for any other line.
     ///
     /// The common line, read from its bytes without building and trimming a `String` first;
     /// every other line takes the general path, which gives the same answer for this one.
-    static func bareID(_ line: UnsafeBufferPointer<UInt8>) -> String? {
+    static func bareID(_ line: UnsafeBufferPointer<UInt8>) -> UInt64? {
         var start = 0
         var end = line.count
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
-        let token = UnsafeBufferPointer(rebasing: line[start..<end])
-        guard isIMDbID(bytes: token) else { return nil }
-        return String(decoding: token, as: UTF8.self)
+        return PackedIDs.pack(bytes: UnsafeBufferPointer(rebasing: line[start..<end]))
     }
 
     /// The line without a `#` comment (one that starts the line or follows white space).

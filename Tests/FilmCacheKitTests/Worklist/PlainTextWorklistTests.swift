@@ -39,6 +39,18 @@ import Testing
         #expect(parsed.warnings == [WorklistWarning(file: "w.txt", line: 1, text: line)])
     }
 
+    /// Bare IDs are packed from the line's bytes: each comes back as written, zeros and all, with its line.
+    @Test func bareIDsComeBackAsWrittenWithTheirLines() {
+        let text = "tt0000001\n  tt1234567\t\n\ntt12345678\r\ntt1234567890\ntt9999999999\nTT0068646\ntt123456\n"
+        let parsed = PlainTextWorklist.parse(Data(text.utf8), file: "w.txt")
+        #expect(
+            parsed.entries.map(\.imdbID) == [
+                "tt0000001", "tt1234567", "tt12345678", "tt1234567890", "tt9999999999", "tt0068646",
+            ])
+        #expect(parsed.entries.map(\.line) == [1, 2, 4, 5, 6, 7])
+        #expect(parsed.warnings == [WorklistWarning(file: "w.txt", line: 8, text: "tt123456")])
+    }
+
     @Test func aLineStartingWithAnIDGivesEveryIDAmongItsFields() {
         let text = "tt0468569,tt0050083\ntt0111161; TT0068646 | tt0110912 Pulp Fiction\n"
         let parsed = PlainTextWorklist.parse(Data(text.utf8), file: "w.txt")
