@@ -76,12 +76,7 @@ extension CacheStore {
         let row = try db.cached(
             "SELECT exhausted_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
         ).query([.text(key), .text(day.key)]) { $0.text(0) }.first
-        let minutes = day.minutes
-        let sent =
-            try db.cached(
-                "SELECT coalesce(sum(calls), 0) FROM quota_calls WHERE key_fingerprint = ? AND minute >= ? AND minute < ?"
-            ).query([.text(key), .integer(minutes.lowerBound), .integer(minutes.upperBound)]) { $0.int(0) ?? 0 }
-            .first ?? 0
+        let sent = try callsSent(db, key: key, in: day.minutes)
         var exhausted = row ?? nil
         if exhausted == nil {
             // "Limit reached" seen within this day by a run in another zone.
@@ -94,6 +89,16 @@ extension CacheStore {
                 }.first ?? nil
         }
         return (sent, exhausted.flatMap(Timestamp.parse))
+    }
+
+    /// The calls `key` was charged in `minutes` (minutes since 1970 UTC), by runs in any quota time zone.
+    private static func callsSent(_ db: SQLiteConnection, key: String, in minutes: Range<Int>) throws(StoreError)
+        -> Int
+    {
+        try db.cached(
+            "SELECT coalesce(sum(calls), 0) FROM quota_calls WHERE key_fingerprint = ? AND minute >= ? AND minute < ?"
+        ).query([.text(key), .integer(minutes.lowerBound), .integer(minutes.upperBound)]) { $0.int(0) ?? 0 }
+            .first ?? 0
     }
 
     /// Records that OMDb answered "limit reached" for `key` on `day` (the day it was observed on):
@@ -148,12 +153,13 @@ extension CacheStore {
         }
     }
 
-    /// `key`'s entries for `days`, by day key: what ``dayUse(_:key:day:)`` reads a day at a time,
-    /// read for all the days in three statements over the span they cover and split into days
-    /// here: the days' own rows, the calls of every minute in the span (summed a day at a time),
-    /// and the instants a limit was reached in the span (the earliest within a day stands for a
-    /// day whose own row has none). Values compare as in the per-day statements: day keys and
-    /// instants as text, minutes as integers.
+    /// `key`'s entries for `days`, by day key: what ``dayUse(_:key:day:)`` reads a day at a time.
+    /// The days' own rows and the instants a limit was reached are read for all the days at once,
+    /// in two statements over the span they cover, and split into days here (the earliest instant
+    /// within a day stands for a day whose own row has none); each day's calls are summed by
+    /// SQLite, one cached statement a day, so a key that called in every minute is not read a
+    /// minute at a time. Values compare as in the per-day statements: day keys and instants as
+    /// text, minutes as integers.
     private static func ledger(_ db: SQLiteConnection, key: String, days: [QuotaDay]) throws(StoreError)
         -> [String: LedgerEntry]
     {
@@ -163,9 +169,6 @@ extension CacheStore {
         let wanted = Set(dayKeys)
         let bounds = days.map { (start: Timestamp.format($0.start), end: Timestamp.format($0.nextReset)) }
         let keys = (low: wanted.min() ?? "", high: wanted.max() ?? "")
-        let minutes = (
-            low: days.map(\.minutes.lowerBound).min() ?? 0, high: days.map(\.minutes.upperBound).max() ?? 0
-        )
         let span = (start: bounds.map(\.start).min() ?? "", end: bounds.map(\.end).max() ?? "")
         var rows: [String: (limit: Int, resetObserved: Date?, exhausted: String?)] = [:]
         try db.cached(
@@ -175,25 +178,13 @@ extension CacheStore {
             guard let day = row.text(0), wanted.contains(day) else { return }
             rows[day] = (row.int(1) ?? 0, row.text(2).flatMap(Timestamp.parse), row.text(3))
         }
-        // The span's minutes that counted calls, in order, and the running sum of their calls.
-        var counted: [Int] = []
-        var sums = [0]
-        try db.cached(
-            "SELECT minute, calls FROM quota_calls WHERE key_fingerprint = ? AND minute >= ? AND minute < ?"
-                + " ORDER BY minute"
-        ).forEach([.text(key), .integer(minutes.low), .integer(minutes.high)]) { row in
-            counted.append(row.int(0) ?? 0)
-            sums.append(sums[sums.count - 1] + (row.int(1) ?? 0))
-        }
         let limitsSeen = try db.cached(
             "SELECT exhausted_at FROM quota_ledger WHERE key_fingerprint = ? AND exhausted_at >= ? AND exhausted_at < ?"
         ).query([.text(key), .text(span.start), .text(span.end)]) { $0.text(0) ?? "" }
         var entries: [String: LedgerEntry] = [:]
         for ((day, dayKey), bound) in zip(zip(days, dayKeys), bounds) {
             let row = rows[dayKey]
-            let used =
-                sums[firstIndex(in: counted, atLeast: day.minutes.upperBound)]
-                - sums[firstIndex(in: counted, atLeast: day.minutes.lowerBound)]
+            let used = try callsSent(db, key: key, in: day.minutes)
             // "Limit reached" seen within this day by a run in another zone, when its own row has none.
             let exhausted = (row?.exhausted ?? limitsSeen.filter { $0 >= bound.start && $0 < bound.end }.min())
                 .flatMap(Timestamp.parse)
@@ -203,16 +194,6 @@ extension CacheStore {
                 resetObservedAt: row?.resetObserved)
         }
         return entries
-    }
-
-    /// The index of the first element of `sorted` (ascending) that is at least `value`.
-    private static func firstIndex(in sorted: [Int], atLeast value: Int) -> Int {
-        var (low, high) = (0, sorted.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     /// Today's ledger entry for planning: `key`'s, or without a key the busiest key's.
