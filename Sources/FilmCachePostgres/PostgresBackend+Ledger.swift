@@ -76,7 +76,7 @@ extension PostgresBackend {
         }
     }
 
-    /// `key`'s use of `day` (see `CacheStore.dayUse`) and its own row, read in one statement.
+    /// `key`'s use of `day` (see `CacheStore.ledger(_:key:days:)`) and its own row, read in one statement.
     struct DayUse {
         /// Calls sent within the day's minutes, by runs in any quota time zone.
         var used: Int

@@ -20,8 +20,9 @@ extension CacheStore {
         guard count > 0 else { return 0 }
         return try withConnection { c throws(StoreError) in
             try c.db.transaction { () throws(StoreError) in
-                let (used, exhaustedAt) = try Self.dayUse(c.db, key: key, day: day)
-                guard exhaustedAt == nil else { return 0 }
+                let use = try Self.ledger(c.db, key: key, days: [day])[day.key]
+                guard use?.exhaustedAt == nil else { return 0 }
+                let used = use?.used ?? 0
                 let granted = max(0, min(count, usable - used))
                 if granted > 0 {
                     try c.db.cached(
@@ -65,30 +66,6 @@ extension CacheStore {
                 }
             }
         }
-    }
-
-    /// `key`'s use of `day`: the calls sent in its minutes (by runs in any quota time zone), and
-    /// when OMDb said the limit was reached within it (or on the day's own row).
-    ///
-    /// The day's row is not the count: rows are keyed by the calendar day in the zone of the run
-    /// that wrote them, and the same date names different hours in different zones.
-    static func dayUse(_ db: SQLiteConnection, key: String, day: QuotaDay) throws(StoreError) -> (Int, Date?) {
-        let row = try db.cached(
-            "SELECT exhausted_at FROM quota_ledger WHERE key_fingerprint = ? AND quota_day = ?"
-        ).query([.text(key), .text(day.key)]) { $0.text(0) }.first
-        let sent = try callsSent(db, key: key, in: day.minutes)
-        var exhausted = row ?? nil
-        if exhausted == nil {
-            // "Limit reached" seen within this day by a run in another zone.
-            exhausted =
-                try db.cached(
-                    "SELECT min(exhausted_at) FROM quota_ledger WHERE key_fingerprint = ? AND exhausted_at >= ?"
-                        + " AND exhausted_at < ?"
-                ).query([.text(key), .text(Timestamp.format(day.start)), .text(Timestamp.format(day.nextReset))]) {
-                    $0.text(0)
-                }.first ?? nil
-        }
-        return (sent, exhausted.flatMap(Timestamp.parse))
     }
 
     /// The calls `key` was charged in `minutes` (minutes since 1970 UTC), by runs in any quota time zone.
@@ -153,17 +130,20 @@ extension CacheStore {
         }
     }
 
-    /// `key`'s entries for `days`, by day key: what ``dayUse(_:key:day:)`` reads a day at a time.
+    /// `key`'s entries for `days`, by day key: a day's use is the calls sent in its minutes (by runs
+    /// in any quota time zone), and it ran out when OMDb said so within it (or on the day's own row).
+    /// The day's row is not the count: rows are keyed by the calendar day in the zone of the run that
+    /// wrote them, and the same date names different hours in different zones.
+    ///
     /// The days' own rows and the instants a limit was reached are read for all the days at once,
     /// in two statements over the span they cover, and split into days here (the earliest instant
     /// within a day stands for a day whose own row has none); each day's calls are summed by
     /// SQLite, one cached statement a day, so a key that called in every minute is not read a
-    /// minute at a time. Values compare as in the per-day statements: day keys and instants as
-    /// text, minutes as integers.
+    /// minute at a time. Day keys and instants compare as text, as SQLite compares them; minutes
+    /// as integers.
     private static func ledger(_ db: SQLiteConnection, key: String, days: [QuotaDay]) throws(StoreError)
         -> [String: LedgerEntry]
     {
-        guard !days.isEmpty else { return [:] }
         // A day's key is written out once: `CalendarDate.description` formats it anew at each use.
         let dayKeys = days.map(\.key)
         let wanted = Set(dayKeys)

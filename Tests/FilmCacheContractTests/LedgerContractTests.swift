@@ -69,7 +69,7 @@ import Testing
     /// values are worked out here from what was written.
     @Test(arguments: BackendKind.allCases)
     func aMonthReadTogetherCountsEachDayByItsOwnMinutes(_ kind: BackendKind) async throws {
-        let zones = ["UTC", "America/Los_Angeles", "Asia/Kolkata"].compactMap(TimeZone.init(identifier:))
+        let zones = ["UTC", "America/Los_Angeles", "Asia/Kolkata"].compactMap(QuotaZone.init(identifier:))
         #expect(zones.count == 3)
         let origin = utc(2026, 11, 10).timeIntervalSince1970
         var random = SplitMix64(seed: 7)
@@ -183,7 +183,7 @@ import Testing
     @Test(arguments: BackendKind.allCases)
     func runsNamingDifferentQuotaTimeZonesShareOneBudgetByTheMinute(_ kind: BackendKind) async throws {
         try await kind.withBackend { db, _ in
-            let losAngeles = try #require(TimeZone(identifier: "America/Los_Angeles"))
+            let losAngeles = try #require(QuotaZone(identifier: "America/Los_Angeles"))
             let evening = utc(2026, 11, 21, 20, 0)
             let utcDay = QuotaDay(containing: evening)
             let laDay = QuotaDay(containing: evening, in: losAngeles)

@@ -8,7 +8,7 @@ public enum QuotaReport {
     /// The text `filmcache quota` prints; with TMDb calls counted (`tmdb`), their section at the end.
     public static func text(_ s: QuotaStatus, database: String, tmdb: TMDbCallHistory? = nil) -> String {
         let zone = s.today.zone
-        let zoneName = ReportTime.zoneName(zone)
+        let zoneName = zone.name
         let key =
             s.keyFingerprint.map {
                 "key \(KeyFingerprint.short($0))" + (s.keyInLedger ? "" : ", not in the ledger yet")
@@ -78,7 +78,7 @@ public enum QuotaReport {
         guard let latest = s.latestObservedReset else {
             return "none seen yet (recorded when a run follows a day that ran out)"
         }
-        let at = ReportTime.timeOfDay(latest, in: zone) + " " + ReportTime.zoneName(zone)
+        let at = ReportTime.timeOfDay(latest, in: zone) + " " + zone.name
         let on = " on " + ReportTime.day(latest, in: zone)
         guard s.observedResets.count > 1 else { return at + on + ", the first OMDb answer after a day that ran out" }
         let minutes = s.observedResets.map { ReportTime.minuteOfDay($0, in: zone) }.sorted()
@@ -96,7 +96,7 @@ public enum QuotaReport {
         let zone = s.today.zone
         let document = Document(
             key: s.keyFingerprint.map(KeyFingerprint.short), otherKeys: s.otherKeys.map(KeyFingerprint.short),
-            day: s.today.key, timeZone: ReportTime.zoneName(zone),
+            day: s.today.key, timeZone: zone.name,
             used: s.used, limit: s.budget.limit, reserve: s.budget.reserve, reservePercent: s.budget.reservePercent,
             usable: s.budget.usable, left: s.left, exhaustedAt: ReportJSON.instant(s.exhaustedAt),
             resetsAt: Timestamp.format(s.nextReset), observedResetAt: ReportJSON.instant(s.latestObservedReset),
@@ -155,7 +155,7 @@ public enum QuotaReport {
 
     private static func wallTime(_ instant: Date, _ zone: QuotaZone) -> String {
         ReportTime.day(instant, in: zone) + " " + ReportTime.timeOfDay(instant, in: zone) + " "
-            + ReportTime.zoneName(zone)
+            + zone.name
     }
 
     private static func clock(_ minuteOfDay: Int) -> String {

@@ -2,9 +2,6 @@ import Foundation
 
 /// How the reports write times: instants in the database's UTC form, wall times in the quota's zone.
 enum ReportTime {
-    /// A zone's name for people: `UTC` for zero-offset GMT/UTC zones, else its identifier.
-    static func zoneName(_ zone: QuotaZone) -> String { zone.name }
-
     /// The wall-clock time of `instant` in `zone`, `"03:10"`.
     static func timeOfDay(_ instant: Date, in zone: QuotaZone) -> String {
         let minute = minuteOfDay(instant, in: zone)

@@ -39,13 +39,18 @@ public struct ParsedWorklist: Sendable, Equatable {
     /// Records an ID found at `line`.
     mutating func append(_ imdbID: String, line: Int) {
         packedIDs.append(imdbID)
-        // A line past 4 billion would need a file of over 4 GB; it is shown as the largest number.
-        lines.append(UInt32(clamping: line))
+        record(line: line)
     }
 
     /// Records an ID found at `line`, packed by ``PackedIDs/pack(bytes:)``.
     mutating func append(packedID bits: UInt64, line: Int) {
         packedIDs.append(packed: bits)
+        record(line: line)
+    }
+
+    /// Records the line of the ID just appended.
+    private mutating func record(line: Int) {
+        // A line past 4 billion would need a file of over 4 GB; it is shown as the largest number.
         lines.append(UInt32(clamping: line))
     }
 

@@ -14,7 +14,7 @@ import Testing
     ) async throws -> QuotaStatus {
         let store = try ReportFixtures.store(at: dir.file("cache.sqlite"))
         var settings = PlanSettings()
-        settings.quotaTimeZone = QuotaZone(TestDates.zone(zone))
+        settings.quotaTimeZone = TestDates.zone(zone)
         return try await QuotaStatus.load(
             store: SQLiteBackend(store: store), keyFingerprint: key, settings: settings, dailyLimit: limit, now: now)
     }

@@ -195,7 +195,7 @@ import Testing
 
     @Test func runsNamingDifferentQuotaTimeZonesShareOneBudget() throws {
         let store = try CacheStore(path: dir.file("zones.sqlite"), logger: SampleFilms.logger)
-        let losAngeles = TimeZone(identifier: "America/Los_Angeles")!
+        let losAngeles = TestDates.zone("America/Los_Angeles")
         let evening = TestDates.utc(2026, 11, 21, 20, 0)
         let utcDay = QuotaDay(containing: evening)
         let laDay = QuotaDay(containing: evening, in: losAngeles)

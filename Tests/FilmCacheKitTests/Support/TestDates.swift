@@ -1,3 +1,4 @@
+import FilmCacheKit
 import Foundation
 
 /// Calendar instants for tests, built through Foundation's calendar rather than the code under test.
@@ -12,8 +13,8 @@ enum TestDates {
         return calendar.date(from: parts)!
     }
 
-    /// A zone by its IANA name.
-    static func zone(_ identifier: String) -> TimeZone {
-        TimeZone(identifier: identifier)!
+    /// A quota zone by its IANA name.
+    static func zone(_ identifier: String) -> QuotaZone {
+        QuotaZone(identifier: identifier)!
     }
 }

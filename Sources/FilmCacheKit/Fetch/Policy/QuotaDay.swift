@@ -15,9 +15,6 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// The first instant of the next day: when the quota resets.
     public let nextReset: Date
 
-    /// The zone whose midnight resets the quota, as a `TimeZone` (made now for UTC).
-    public var timeZone: TimeZone { zone.timeZone }
-
     /// The quota day that contains `instant`.
     public init(containing instant: Date, in zone: QuotaZone = .utc) {
         if zone.isUTC {
@@ -30,11 +27,6 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.init(
             date: CalendarDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1),
             zone: zone, start: calendar.startOfDay(for: instant), calendar: calendar)
-    }
-
-    /// The quota day in `timeZone` that contains `instant`.
-    public init(containing instant: Date, in timeZone: TimeZone) {
-        self.init(containing: instant, in: QuotaZone(timeZone))
     }
 
     /// The quota day for a calendar day; `nil` if the day does not exist.
@@ -51,20 +43,10 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.init(date: date, zone: zone, start: calendar.startOfDay(for: noon), calendar: calendar)
     }
 
-    /// The quota day in `timeZone` for a calendar day; `nil` if the day does not exist.
-    public init?(date: CalendarDate, in timeZone: TimeZone) {
-        self.init(date: date, in: QuotaZone(timeZone))
-    }
-
     /// The quota day for a key such as `"2026-11-21"`; `nil` for anything else.
     public init?(key: String, in zone: QuotaZone = .utc) {
         guard let date = CalendarDate(iso: key) else { return nil }
         self.init(date: date, in: zone)
-    }
-
-    /// The quota day in `timeZone` for a key such as `"2026-11-21"`; `nil` for anything else.
-    public init?(key: String, in timeZone: TimeZone) {
-        self.init(key: key, in: QuotaZone(timeZone))
     }
 
     /// A day of UTC: 24 hours from its midnight, no calendar made (nor the time zone it would read
@@ -128,13 +110,4 @@ public struct QuotaDay: Sendable, Hashable, Comparable, CustomStringConvertible 
         calendar.timeZone = timeZone
         return calendar
     }
-}
-
-extension TimeZone {
-    /// The names of UTC: GMT and UTC with no offset, as `TimeZone(secondsFromGMT: 0)` and the
-    /// zone database name them.
-    package static let utcNames: Set<String> = ["GMT", "UTC", "GMT+0000", "Etc/UTC", "Etc/GMT"]
-
-    /// Whether this zone is UTC by its name: its days and times of day are counted without a calendar.
-    package var isNamedUTC: Bool { Self.utcNames.contains(identifier) }
 }

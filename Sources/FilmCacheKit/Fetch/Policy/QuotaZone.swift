@@ -14,6 +14,10 @@ public struct QuotaZone: Sendable, Hashable {
     /// UTC.
     public static let utc = QuotaZone(zone: nil, identifier: "UTC")
 
+    /// The names of UTC: GMT and UTC with no offset, as `TimeZone(secondsFromGMT: 0)` and the
+    /// zone database name them.
+    private static let utcNames: Set<String> = ["GMT", "UTC", "GMT+0000", "Etc/UTC", "Etc/GMT"]
+
     private init(zone: TimeZone?, identifier: String) {
         self.zone = zone
         self.identifier = identifier
@@ -21,12 +25,12 @@ public struct QuotaZone: Sendable, Hashable {
 
     /// `timeZone`, held as UTC when its name is one of UTC's.
     public init(_ timeZone: TimeZone) {
-        self.init(zone: timeZone.isNamedUTC ? nil : timeZone, identifier: timeZone.identifier)
+        self.init(zone: Self.utcNames.contains(timeZone.identifier) ? nil : timeZone, identifier: timeZone.identifier)
     }
 
     /// The zone named `identifier` (UTC's names make no `TimeZone`); `nil` when the system knows no such zone.
     public init?(identifier: String) {
-        if TimeZone.utcNames.contains(identifier) {
+        if Self.utcNames.contains(identifier) {
             self.init(zone: nil, identifier: identifier)
             return
         }
