@@ -33,7 +33,7 @@ public struct NightPlan: Sendable, Equatable {
     }
 
     /// Plans `worklist` as ``make(worklist:store:settings:keyFingerprint:now:)`` does, with the key's
-    /// ledger name from `ledgerKey`, asked for while the worklist is planned.
+    /// ledger name from `ledgerKey`, asked for once the worklist is planned.
     ///
     /// A key's name is a slow hash (``KeyFingerprint``), worked out on a thread of its own from the
     /// moment the key is read: the plan, ranked in full, is made meanwhile and cut to the calls
@@ -45,15 +45,10 @@ public struct NightPlan: Sendable, Equatable {
         let day = QuotaDay(containing: now, in: settings.quotaTimeZone)
         let budget = QuotaBudget(limit: settings.dailyLimit, reservePercent: settings.reservePercent)
         let planner = Planner(freshness: settings.freshness)
-        async let ranked: Result<Plan, StoreError> = {
-            do throws(StoreError) {
-                return .success(try await store.plan(worklist, planner: planner, now: now, budget: nil))
-            } catch {
-                return .failure(error)
-            }
-        }()
+        // Ranked first, on this task: a read-only SQLite cache plans on this thread, with no other
+        // made to run it, while the key's name is worked out on its own thread.
+        var plan = try await store.plan(worklist, planner: planner, now: now, budget: nil)
         let entry = try await store.ledgerForPlanning(key: try await ledgerKey(), day: day)
-        var plan = try await ranked.get()
         let used = entry?.used ?? 0
         let exhausted = entry?.exhaustedAt != nil
         let left = exhausted ? 0 : budget.left(used: used)
