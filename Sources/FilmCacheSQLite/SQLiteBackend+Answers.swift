@@ -1,7 +1,7 @@
 import FilmCacheKit
 import Foundation
 
-/// What `filmcache serve` keeps beside the films, on the store's own queue.
+/// What `filmcache serve` keeps beside the films, through `run`: on the store's own queue (a read-only cache's on the caller's thread).
 extension SQLiteBackend {
     public func answer(for query: String) async throws(StoreError) -> CachedAnswer? {
         try await run { s throws(StoreError) in try s.answer(for: query) }

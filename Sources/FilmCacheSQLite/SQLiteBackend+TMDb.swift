@@ -1,7 +1,7 @@
 import FilmCacheKit
 import Foundation
 
-/// The TMDb tables, on the store's own queue.
+/// The TMDb tables, through `run`: on the store's own queue (a read-only cache's on the caller's thread).
 extension SQLiteBackend {
     public func writeTMDb(_ batch: TMDbBatch) async throws(StoreError) -> TMDbWriteCounts {
         try await run { s throws(StoreError) in try s.writeTMDb(batch) }

@@ -1,7 +1,7 @@
 import FilmCacheKit
 import Foundation
 
-/// Copying a cache, on the store's own queue.
+/// Copying a cache, through `run`: on the store's own queue (a read-only cache's on the caller's thread).
 extension SQLiteBackend {
     public func rowCount(_ table: CacheTable) async throws(StoreError) -> Int {
         try await run { s throws(StoreError) in try s.rowCount(table) }

@@ -4,7 +4,8 @@ import Foundation
 import Logging
 
 /// The SQLite backend: a `CacheStore` behind the store seam, its blocking calls made on a thread
-/// of its own so they never hold a thread of Swift's cooperative pool.
+/// of its own so they never hold a thread of Swift's cooperative pool; a cache opened read-only
+/// answers on the caller's thread instead (see ``open(path:logger:readOnly:)``).
 ///
 /// One writer host: warms on one file are kept to one at a time by the run lock, so the plan is
 /// not shared and every claim is granted.
@@ -21,9 +22,10 @@ public final class SQLiteBackend: CacheBackend {
     public var sharesPlanBetweenWarms: Bool { false }
     public var concurrentCommits: Int { 1 }
 
-    /// Opens (creating and migrating unless `readOnly`) the file at `path`.
+    /// Opens (creating and migrating unless `readOnly`) the file at `path`; a read-only cache
+    /// answers on the caller's thread, as ``open(path:logger:readOnly:)``'s does.
     public convenience init(path: String, logger: Logger, readOnly: Bool = false) throws(StoreError) {
-        self.init(store: try CacheStore(path: path, logger: logger, readOnly: readOnly))
+        self.init(store: try CacheStore(path: path, logger: logger, readOnly: readOnly), callsOnCaller: readOnly)
     }
 
     /// Opens the file as `init(path:logger:readOnly:)` does, on a queue of its own: opening can
@@ -31,7 +33,7 @@ public final class SQLiteBackend: CacheBackend {
     ///
     /// A cache opened read-only is opened, and answers every call, on the caller's thread
     /// (``callsOnCaller``): it serves the read commands (`show`, `quota`, `plan`, `stats`, the
-    /// source of a copy), which make a few short reads one after another, and the hop to the
+    /// source of a copy, an export's TMDb side), which make a few short reads one after another, and the hop to the
     /// queue's thread and back cost more than most of those reads (`quota` started 15% sooner
     /// without it). A read-only open neither migrates nor takes the writer's lock.
     public static func open(path: String, logger: Logger, readOnly: Bool = false) async throws(StoreError)

@@ -7,11 +7,12 @@ import Logging
 /// concurrency runtime's threads, and exits the process with its status, while the first thread
 /// only waits.
 ///
-/// `Task.immediate` starts it here at once: `show`, `quota` and `plan` of a SQLite cache never
-/// wait (its read-only calls are made on the caller's thread), so they run start to end on this
-/// thread and no other is made for them (a fifth of `quota`'s start went to making threads and
-/// switching between them). The task is not isolated to the main actor: after a wait it goes on
-/// on the runtime's threads, at the priority `Task.detached` gave it. An async `main` would run
+/// `Task.immediate` starts it here at once: `show`, `quota` and `plan` of a SQLite cache that
+/// exists, with no key's name to wait for, never wait (its read-only calls are made on the
+/// caller's thread), so they run start to end on this thread and no other is made for them (a
+/// fifth of `quota`'s start went to making threads and switching between them). The task is not
+/// isolated to the main actor: after a wait it goes on on the runtime's threads. Its priority is
+/// medium, as a detached task's (this thread's own would be high). An async `main` would run
 /// it on those threads through `dispatch_main`, which ends the first thread with `pthread_exit`:
 /// that unwinds its stack through the binary's unwind tables (loading the unwinder and paging the
 /// tables in at every start) to leave a thread that only waits, as this one does.
